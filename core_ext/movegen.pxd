@@ -1,0 +1,5 @@
+# Legal move generation.
+from ponderosa.core_ext.bitboard cimport Move
+from ponderosa.core_ext.position cimport Position
+
+cdef int generate_legal(Position* pos, Move* moves) noexcept nogil

@@ -1,0 +1,204 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Strictly legal move generation: pins and checks are resolved while generating,
+so a caller never has to make a move to learn whether it was legal."""
+from ponderosa.core_ext.bitboard cimport (
+    Bitboard, Move, WHITE, NO_SQUARE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+    FLAG_NORMAL, FLAG_DOUBLE_PUSH, FLAG_CASTLE, FLAG_EN_PASSANT,
+    FLAG_PROMO_KNIGHT, FLAG_PROMO_BISHOP, FLAG_PROMO_ROOK, FLAG_PROMO_QUEEN,
+    WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO,
+    FILE_A_BB, FILE_H_BB, RANK_2_BB, RANK_3_BB, RANK_6_BB, RANK_7_BB,
+    KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, BETWEEN, LINE, ROOK_PSEUDO, BISHOP_PSEUDO,
+    rook_attacks, bishop_attacks, square_bb, lsb, more_than_one, make_move_code,
+)
+from ponderosa.core_ext.position cimport Position, StateInfo, attackers_to, square_attacked
+
+
+cdef inline Bitboard shift_by(Bitboard b, int delta) noexcept nogil:
+    return b << delta if delta > 0 else b >> (-delta)
+
+
+cdef inline Bitboard pinned_pieces(Position* pos, int us, int ksq, Bitboard occ) noexcept nogil:
+    """Our pieces that stand alone between our king and an enemy slider."""
+    cdef int them = us ^ 1
+    cdef Bitboard snipers = ((ROOK_PSEUDO[ksq] & (pos.pieces[them][ROOK] | pos.pieces[them][QUEEN]))
+                             | (BISHOP_PSEUDO[ksq] & (pos.pieces[them][BISHOP] | pos.pieces[them][QUEEN])))
+    cdef Bitboard pinned = 0, blockers
+    while snipers:
+        blockers = BETWEEN[ksq][lsb(snipers)] & occ
+        if blockers and not more_than_one(blockers) and (blockers & pos.pieces[us][0]):
+            pinned |= blockers
+        snipers &= snipers - 1
+    return pinned
+
+
+cdef inline int add_targets(Move* moves, int n, int frm, Bitboard targets) noexcept nogil:
+    while targets:
+        moves[n] = make_move_code(frm, lsb(targets), FLAG_NORMAL)
+        n += 1
+        targets &= targets - 1
+    return n
+
+
+cdef inline int add_pawn_moves(Move* moves, int n, Bitboard targets, int delta, int flag,
+                               Bitboard pinned, int ksq) noexcept nogil:
+    """Pawn moves to each target from target - delta; pinned pawns stay on their pin line."""
+    cdef int to, frm
+    while targets:
+        to = lsb(targets)
+        targets &= targets - 1
+        frm = to - delta
+        if (pinned & square_bb(frm)) and not (LINE[ksq][frm] & square_bb(to)):
+            continue
+        moves[n] = make_move_code(frm, to, flag)
+        n += 1
+    return n
+
+
+cdef inline int add_promotions(Move* moves, int n, Bitboard targets, int delta,
+                               Bitboard pinned, int ksq) noexcept nogil:
+    cdef int to, frm
+    while targets:
+        to = lsb(targets)
+        targets &= targets - 1
+        frm = to - delta
+        if (pinned & square_bb(frm)) and not (LINE[ksq][frm] & square_bb(to)):
+            continue
+        moves[n] = make_move_code(frm, to, FLAG_PROMO_QUEEN)
+        moves[n + 1] = make_move_code(frm, to, FLAG_PROMO_KNIGHT)
+        moves[n + 2] = make_move_code(frm, to, FLAG_PROMO_ROOK)
+        moves[n + 3] = make_move_code(frm, to, FLAG_PROMO_BISHOP)
+        n += 4
+    return n
+
+
+cdef inline bint en_passant_is_legal(Position* pos, int us, int ksq, int frm, int ep, Bitboard occ) noexcept nogil:
+    """Play the capture on the occupancy and look for any attack on our king: this covers
+    the captured pawn's own check, and the rank pin where both pawns leave the rank."""
+    cdef int them = us ^ 1
+    cdef int capsq = ep - 8 if us == WHITE else ep + 8
+    cdef Bitboard after = (occ ^ square_bb(frm) ^ square_bb(capsq)) | square_bb(ep)
+    return not ((rook_attacks(ksq, after) & (pos.pieces[them][ROOK] | pos.pieces[them][QUEEN]))
+                or (bishop_attacks(ksq, after) & (pos.pieces[them][BISHOP] | pos.pieces[them][QUEEN]))
+                or (KNIGHT_ATTACKS[ksq] & pos.pieces[them][KNIGHT])
+                or (PAWN_ATTACKS[us][ksq] & pos.pieces[them][PAWN] & ~square_bb(capsq)))
+
+
+cdef inline int generate_pawn_moves(Position* pos, Move* moves, int n, int us, int ksq,
+                                    Bitboard target, Bitboard pinned, Bitboard occ) noexcept nogil:
+    cdef int them = us ^ 1
+    cdef int up = 8 if us == WHITE else -8
+    cdef int up_west = 7 if us == WHITE else -9
+    cdef int up_east = 9 if us == WHITE else -7
+    cdef Bitboard rank7 = RANK_7_BB if us == WHITE else RANK_2_BB
+    cdef Bitboard rank3 = RANK_3_BB if us == WHITE else RANK_6_BB
+    cdef Bitboard pawns = pos.pieces[us][PAWN]
+    cdef Bitboard enemy = pos.pieces[them][0]
+    cdef Bitboard empty = ~occ
+    cdef Bitboard movers = pawns & ~rank7
+    cdef Bitboard promoters = pawns & rank7
+    cdef Bitboard single, double
+    cdef int ep = pos.states[pos.ply].ep_square
+    cdef Bitboard candidates
+    cdef int frm
+
+    single = shift_by(movers, up) & empty
+    double = shift_by(single & rank3, up) & empty & target
+    single &= target
+    n = add_pawn_moves(moves, n, single, up, FLAG_NORMAL, pinned, ksq)
+    n = add_pawn_moves(moves, n, double, 2 * up, FLAG_DOUBLE_PUSH, pinned, ksq)
+    n = add_pawn_moves(moves, n, shift_by(movers & ~FILE_A_BB, up_west) & enemy & target,
+                       up_west, FLAG_NORMAL, pinned, ksq)
+    n = add_pawn_moves(moves, n, shift_by(movers & ~FILE_H_BB, up_east) & enemy & target,
+                       up_east, FLAG_NORMAL, pinned, ksq)
+    if promoters:
+        n = add_promotions(moves, n, shift_by(promoters, up) & empty & target, up, pinned, ksq)
+        n = add_promotions(moves, n, shift_by(promoters & ~FILE_A_BB, up_west) & enemy & target,
+                           up_west, pinned, ksq)
+        n = add_promotions(moves, n, shift_by(promoters & ~FILE_H_BB, up_east) & enemy & target,
+                           up_east, pinned, ksq)
+    if ep != NO_SQUARE:
+        candidates = PAWN_ATTACKS[them][ep] & pawns
+        while candidates:
+            frm = lsb(candidates)
+            candidates &= candidates - 1
+            if en_passant_is_legal(pos, us, ksq, frm, ep, occ):
+                moves[n] = make_move_code(frm, ep, FLAG_EN_PASSANT)
+                n += 1
+    return n
+
+
+cdef inline int generate_castling(Position* pos, Move* moves, int n, int us, Bitboard occ) noexcept nogil:
+    """Castling when not in check: the path empty and the king's squares unattacked."""
+    cdef int rights = pos.states[pos.ply].castling
+    cdef int them = us ^ 1
+    cdef int base = 0 if us == WHITE else 56
+    cdef int short_right = WHITE_OO if us == WHITE else BLACK_OO
+    cdef int long_right = WHITE_OOO if us == WHITE else BLACK_OOO
+    if (rights & short_right) and not (occ & (square_bb(base + 5) | square_bb(base + 6))):
+        if not square_attacked(pos, base + 5, them, occ) and not square_attacked(pos, base + 6, them, occ):
+            moves[n] = make_move_code(base + 4, base + 6, FLAG_CASTLE)
+            n += 1
+    if (rights & long_right) and not (occ & (square_bb(base + 1) | square_bb(base + 2) | square_bb(base + 3))):
+        if not square_attacked(pos, base + 3, them, occ) and not square_attacked(pos, base + 2, them, occ):
+            moves[n] = make_move_code(base + 4, base + 2, FLAG_CASTLE)
+            n += 1
+    return n
+
+
+cdef int generate_legal(Position* pos, Move* moves) noexcept nogil:
+    """All legal moves of the side to move into moves[]; returns how many."""
+    cdef int us = pos.side
+    cdef int them = us ^ 1
+    cdef Bitboard own = pos.pieces[us][0]
+    cdef Bitboard occ = own | pos.pieces[them][0]
+    cdef int ksq = lsb(pos.pieces[us][KING])
+    cdef Bitboard checkers = attackers_to(pos, ksq, occ) & pos.pieces[them][0]
+    cdef Bitboard occ_without_king = occ ^ square_bb(ksq)
+    cdef Bitboard targets, pieces, target, pinned
+    cdef int n = 0, to, frm
+
+    # King moves, tested with the king lifted so that it cannot hide behind itself.
+    targets = KING_ATTACKS[ksq] & ~own
+    while targets:
+        to = lsb(targets)
+        targets &= targets - 1
+        if not square_attacked(pos, to, them, occ_without_king):
+            moves[n] = make_move_code(ksq, to, FLAG_NORMAL)
+            n += 1
+    if more_than_one(checkers):
+        return n
+
+    if checkers:
+        target = BETWEEN[ksq][lsb(checkers)] | checkers
+    else:
+        target = ~own
+    pinned = pinned_pieces(pos, us, ksq, occ)
+
+    pieces = pos.pieces[us][KNIGHT] & ~pinned
+    while pieces:
+        frm = lsb(pieces)
+        pieces &= pieces - 1
+        n = add_targets(moves, n, frm, KNIGHT_ATTACKS[frm] & target)
+
+    pieces = pos.pieces[us][BISHOP] | pos.pieces[us][QUEEN]
+    while pieces:
+        frm = lsb(pieces)
+        pieces &= pieces - 1
+        targets = bishop_attacks(frm, occ) & target
+        if pinned & square_bb(frm):
+            targets &= LINE[ksq][frm]
+        n = add_targets(moves, n, frm, targets)
+
+    pieces = pos.pieces[us][ROOK] | pos.pieces[us][QUEEN]
+    while pieces:
+        frm = lsb(pieces)
+        pieces &= pieces - 1
+        targets = rook_attacks(frm, occ) & target
+        if pinned & square_bb(frm):
+            targets &= LINE[ksq][frm]
+        n = add_targets(moves, n, frm, targets)
+
+    n = generate_pawn_moves(pos, moves, n, us, ksq, target, pinned, occ)
+    if not checkers:
+        n = generate_castling(pos, moves, n, us, occ)
+    return n

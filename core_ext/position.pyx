@@ -1,0 +1,339 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Make/unmake with an undo record per ply, incremental keys, and FEN in and out."""
+from libc.string cimport memset
+
+from ponderosa.core_ext.bitboard cimport (
+    Bitboard, Move, WHITE, BLACK, NO_SQUARE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+    FLAG_DOUBLE_PUSH, FLAG_CASTLE, FLAG_EN_PASSANT, FLAG_PROMO_KNIGHT,
+    WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO, PAWN_ATTACKS,
+    square_bb, popcount, lsb, move_from, move_to, move_flag,
+)
+from ponderosa.core_ext.zobrist cimport Z_PSQ, Z_CASTLING, Z_EP, Z_TURN
+
+cdef int CASTLE_MASK[64]
+for _sq in range(64):
+    CASTLE_MASK[_sq] = 15
+CASTLE_MASK[0] = 15 & ~WHITE_OOO
+CASTLE_MASK[7] = 15 & ~WHITE_OO
+CASTLE_MASK[4] = 15 & ~(WHITE_OO | WHITE_OOO)
+CASTLE_MASK[56] = 15 & ~BLACK_OOO
+CASTLE_MASK[63] = 15 & ~BLACK_OO
+CASTLE_MASK[60] = 15 & ~(BLACK_OO | BLACK_OOO)
+
+PIECE_LETTERS = " PNBRQK  pnbrqk"
+FILES = "abcdefgh"
+
+
+cdef void clear_position(Position* pos) noexcept nogil:
+    memset(pos.pieces, 0, sizeof(pos.pieces))
+    memset(pos.board, 0, sizeof(pos.board))
+    pos.side = WHITE
+    pos.ply = 0
+    pos.fullmove_base = 1
+    memset(&pos.states[0], 0, sizeof(StateInfo))
+    pos.states[0].ep_square = NO_SQUARE
+
+
+cdef inline void add_piece(Position* pos, int sq, int piece) noexcept nogil:
+    cdef Bitboard b = square_bb(sq)
+    pos.board[sq] = piece
+    pos.pieces[piece >> 3][piece & 7] |= b
+    pos.pieces[piece >> 3][0] |= b
+
+
+cdef inline void remove_piece(Position* pos, int sq, int piece) noexcept nogil:
+    cdef Bitboard b = square_bb(sq)
+    pos.board[sq] = 0
+    pos.pieces[piece >> 3][piece & 7] ^= b
+    pos.pieces[piece >> 3][0] ^= b
+
+
+cdef inline void shift_piece(Position* pos, int frm, int to, int piece) noexcept nogil:
+    cdef Bitboard b = square_bb(frm) | square_bb(to)
+    pos.board[frm] = 0
+    pos.board[to] = piece
+    pos.pieces[piece >> 3][piece & 7] ^= b
+    pos.pieces[piece >> 3][0] ^= b
+
+
+cdef void put_piece(Position* pos, int sq, int piece) noexcept nogil:
+    add_piece(pos, sq, piece)
+
+
+cdef inline void castle_rook_squares(int king_from, int king_to, int* rook_from, int* rook_to) noexcept nogil:
+    if king_to > king_from:
+        rook_from[0] = king_from + 3
+        rook_to[0] = king_from + 1
+    else:
+        rook_from[0] = king_from - 4
+        rook_to[0] = king_from - 1
+
+
+cdef void do_move(Position* pos, Move m) noexcept nogil:
+    cdef StateInfo* st = &pos.states[pos.ply]
+    cdef StateInfo* ns = &pos.states[pos.ply + 1]
+    cdef int us = pos.side
+    cdef int them = us ^ 1
+    cdef int frm = move_from(m)
+    cdef int to = move_to(m)
+    cdef int flag = move_flag(m)
+    cdef int piece = pos.board[frm]
+    cdef int captured = 0
+    cdef int capsq, rook_from, rook_to, rook, promoted, ep
+    cdef Bitboard key = st.key ^ Z_TURN
+    cdef Bitboard pawn_key = st.pawn_key
+
+    if st.ep_square != NO_SQUARE:
+        key ^= Z_EP[st.ep_square & 7]
+    ns.ep_square = NO_SQUARE
+    ns.halfmove = st.halfmove + 1
+    ns.move = m
+
+    if flag == FLAG_CASTLE:
+        castle_rook_squares(frm, to, &rook_from, &rook_to)
+        rook = us * 8 + ROOK
+        shift_piece(pos, frm, to, piece)
+        shift_piece(pos, rook_from, rook_to, rook)
+        key ^= Z_PSQ[piece][frm] ^ Z_PSQ[piece][to] ^ Z_PSQ[rook][rook_from] ^ Z_PSQ[rook][rook_to]
+    else:
+        if flag == FLAG_EN_PASSANT:
+            capsq = to - 8 if us == WHITE else to + 8
+        else:
+            capsq = to
+        captured = pos.board[capsq]
+        if captured:
+            remove_piece(pos, capsq, captured)
+            key ^= Z_PSQ[captured][capsq]
+            if (captured & 7) == PAWN:
+                pawn_key ^= Z_PSQ[captured][capsq]
+            ns.halfmove = 0
+        shift_piece(pos, frm, to, piece)
+        key ^= Z_PSQ[piece][frm] ^ Z_PSQ[piece][to]
+        if (piece & 7) == PAWN:
+            ns.halfmove = 0
+            pawn_key ^= Z_PSQ[piece][frm]
+            if flag >= FLAG_PROMO_KNIGHT:
+                promoted = us * 8 + (flag - 2)
+                remove_piece(pos, to, piece)
+                add_piece(pos, to, promoted)
+                key ^= Z_PSQ[piece][to] ^ Z_PSQ[promoted][to]
+            else:
+                pawn_key ^= Z_PSQ[piece][to]
+                if flag == FLAG_DOUBLE_PUSH:
+                    ep = (frm + to) >> 1
+                    # Polyglot hashes the e.p. file only when a pawn stands ready to capture.
+                    if PAWN_ATTACKS[us][ep] & pos.pieces[them][PAWN]:
+                        ns.ep_square = ep
+                        key ^= Z_EP[ep & 7]
+
+    ns.castling = st.castling & CASTLE_MASK[frm] & CASTLE_MASK[to]
+    key ^= Z_CASTLING[st.castling] ^ Z_CASTLING[ns.castling]
+    ns.captured = captured
+    ns.key = key
+    ns.pawn_key = pawn_key
+    pos.side = them
+    pos.ply += 1
+
+
+cdef void undo_move(Position* pos) noexcept nogil:
+    cdef StateInfo* st = &pos.states[pos.ply]
+    cdef Move m = st.move
+    cdef int frm = move_from(m)
+    cdef int to = move_to(m)
+    cdef int flag = move_flag(m)
+    cdef int us, piece, rook_from, rook_to, capsq
+    pos.ply -= 1
+    pos.side ^= 1
+    us = pos.side
+    if flag == FLAG_CASTLE:
+        castle_rook_squares(frm, to, &rook_from, &rook_to)
+        shift_piece(pos, to, frm, us * 8 + KING)
+        shift_piece(pos, rook_to, rook_from, us * 8 + ROOK)
+        return
+    piece = pos.board[to]
+    if flag >= FLAG_PROMO_KNIGHT:
+        remove_piece(pos, to, piece)
+        piece = us * 8 + PAWN
+        add_piece(pos, to, piece)
+    shift_piece(pos, to, frm, piece)
+    if st.captured:
+        if flag == FLAG_EN_PASSANT:
+            capsq = to - 8 if us == WHITE else to + 8
+        else:
+            capsq = to
+        add_piece(pos, capsq, st.captured)
+
+
+cdef void do_null_move(Position* pos) noexcept nogil:
+    cdef StateInfo* st = &pos.states[pos.ply]
+    cdef StateInfo* ns = &pos.states[pos.ply + 1]
+    ns[0] = st[0]
+    ns.key ^= Z_TURN
+    if st.ep_square != NO_SQUARE:
+        ns.key ^= Z_EP[st.ep_square & 7]
+        ns.ep_square = NO_SQUARE
+    ns.move = 0
+    ns.captured = 0
+    ns.halfmove = st.halfmove + 1
+    pos.side ^= 1
+    pos.ply += 1
+
+
+cdef void undo_null_move(Position* pos) noexcept nogil:
+    pos.side ^= 1
+    pos.ply -= 1
+
+
+cdef void compute_keys(Position* pos) noexcept nogil:
+    """Key and pawn key from scratch, for the root after a FEN."""
+    cdef StateInfo* st = &pos.states[pos.ply]
+    cdef int sq, piece
+    st.key = 0
+    st.pawn_key = 0
+    for sq in range(64):
+        piece = pos.board[sq]
+        if piece:
+            st.key ^= Z_PSQ[piece][sq]
+            if (piece & 7) == PAWN:
+                st.pawn_key ^= Z_PSQ[piece][sq]
+    st.key ^= Z_CASTLING[st.castling]
+    if st.ep_square != NO_SQUARE:
+        st.key ^= Z_EP[st.ep_square & 7]
+    if pos.side == WHITE:
+        st.key ^= Z_TURN
+
+
+cdef int parse_square(str text) except -2:
+    if len(text) != 2 or text[0] not in FILES or text[1] not in "12345678":
+        return -1
+    return FILES.index(text[0]) + 8 * (int(text[1]) - 1)
+
+
+cdef int set_fen(Position* pos, str fen) except -1:
+    """Load a FEN (counters optional); raises ValueError on anything the core cannot hold.
+
+    Only structural checks are made here (one king a side, piece letters, 64 squares);
+    chess legality (side not to move in check, pawn counts) is the engine layer's job.
+    """
+    cdef list parts = fen.split()
+    cdef int sq, rank, file_, piece, ep, colour
+    cdef StateInfo* st
+    if len(parts) < 2:
+        raise ValueError("FEN needs at least a board and a side to move")
+    if len(parts) > 6:
+        raise ValueError("FEN has too many fields")
+    rows = parts[0].split("/")
+    if len(rows) != 8:
+        raise ValueError("FEN board must have 8 ranks")
+    board = [0] * 64
+    for rank in range(8):
+        file_ = 0
+        for ch in rows[7 - rank]:
+            if ch.isdigit():
+                if ch in "09":
+                    raise ValueError(f"bad empty-square count {ch!r} in FEN")
+                file_ += int(ch)
+            elif ch in PIECE_LETTERS and ch != " ":
+                if file_ > 7:
+                    raise ValueError(f"rank {8 - rank} of the FEN has more than 8 squares")
+                board[rank * 8 + file_] = PIECE_LETTERS.index(ch)
+                file_ += 1
+            else:
+                raise ValueError(f"bad character {ch!r} in FEN board")
+        if file_ != 8:
+            raise ValueError(f"rank {8 - rank} of the FEN has {file_} squares, not 8")
+    for colour, name in ((WHITE, "white"), (BLACK, "black")):
+        if board.count(colour * 8 + KING) != 1:
+            raise ValueError(f"FEN must have exactly one {name} king")
+    for sq in range(64):
+        if (board[sq] & 7) == PAWN and (sq < 8 or sq >= 56):
+            raise ValueError("FEN has a pawn on the first or last rank")
+    if parts[1] not in ("w", "b"):
+        raise ValueError(f"side to move must be 'w' or 'b', not {parts[1]!r}")
+    castling_text = parts[2] if len(parts) > 2 else "-"
+    ep_text = parts[3] if len(parts) > 3 else "-"
+    halfmove_text = parts[4] if len(parts) > 4 else "0"
+    fullmove_text = parts[5] if len(parts) > 5 else "1"
+    if castling_text != "-" and (not castling_text or any(c not in "KQkq" for c in castling_text)):
+        raise ValueError(f"bad castling field {castling_text!r}")
+    ep = NO_SQUARE
+    if ep_text != "-":
+        ep = parse_square(ep_text)
+        if ep < 0:
+            raise ValueError(f"bad en-passant square {ep_text!r}")
+    if not halfmove_text.isdigit() or not fullmove_text.isdigit():
+        raise ValueError("FEN move counters must be whole numbers")
+
+    clear_position(pos)
+    for sq in range(64):
+        if board[sq]:
+            add_piece(pos, sq, board[sq])
+    pos.side = WHITE if parts[1] == "w" else BLACK
+    st = &pos.states[0]
+    st.castling = 0
+    # Keep only the rights that king and rook placement still allow.
+    if "K" in castling_text and board[4] == KING and board[7] == ROOK:
+        st.castling |= WHITE_OO
+    if "Q" in castling_text and board[4] == KING and board[0] == ROOK:
+        st.castling |= WHITE_OOO
+    if "k" in castling_text and board[60] == 8 + KING and board[63] == 8 + ROOK:
+        st.castling |= BLACK_OO
+    if "q" in castling_text and board[60] == 8 + KING and board[56] == 8 + ROOK:
+        st.castling |= BLACK_OOO
+    st.ep_square = NO_SQUARE
+    if ep != NO_SQUARE:
+        if pos.side == WHITE:
+            valid = (ep >> 3) == 5 and board[ep - 8] == 8 + PAWN and not board[ep] and not board[ep + 8]
+        else:
+            valid = (ep >> 3) == 2 and board[ep + 8] == PAWN and not board[ep] and not board[ep - 8]
+        if valid and PAWN_ATTACKS[pos.side ^ 1][ep] & pos.pieces[pos.side][PAWN]:
+            st.ep_square = ep
+    st.halfmove = int(halfmove_text)
+    pos.fullmove_base = max(1, int(fullmove_text))
+    compute_keys(pos)
+    return 0
+
+
+cdef str square_name(int sq):
+    return FILES[sq & 7] + str((sq >> 3) + 1)
+
+
+cdef str get_fen(Position* pos, bint legal_ep):
+    """FEN of the current position; the e.p. square is shown when legal_ep says a capture is legal."""
+    cdef int rank, file_, empty, piece
+    cdef StateInfo* st = &pos.states[pos.ply]
+    rows = []
+    for rank in range(7, -1, -1):
+        row = ""
+        empty = 0
+        for file_ in range(8):
+            piece = pos.board[rank * 8 + file_]
+            if piece:
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += PIECE_LETTERS[piece]
+            else:
+                empty += 1
+        if empty:
+            row += str(empty)
+        rows.append(row)
+    castling = "".join(c for bit, c in ((WHITE_OO, "K"), (WHITE_OOO, "Q"), (BLACK_OO, "k"), (BLACK_OOO, "q"))
+                       if st.castling & bit) or "-"
+    ep = square_name(st.ep_square) if legal_ep and st.ep_square != NO_SQUARE else "-"
+    return f"{'/'.join(rows)} {'w' if pos.side == WHITE else 'b'} {castling} {ep} {st.halfmove} {fullmove_number(pos)}"
+
+
+cdef int fullmove_number(Position* pos) noexcept:
+    """Fullmove counter: starts at fullmove_base and grows after each Black move."""
+    cdef int start_side = pos.side ^ (pos.ply & 1)
+    cdef int plies = pos.ply + (1 if start_side == BLACK else 0)
+    return pos.fullmove_base + plies // 2
+
+
+cdef str move_to_uci(Move m):
+    cdef int flag = move_flag(m)
+    text = square_name(move_from(m)) + square_name(move_to(m))
+    if flag >= FLAG_PROMO_KNIGHT:
+        text += "nbrq"[flag - FLAG_PROMO_KNIGHT]
+    return text
