@@ -1,0 +1,41 @@
+"""The `ponderosa` program: a Crafty-style console; command-line arguments run first as commands."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ponderosa.engine.engine import Engine
+from ponderosa.protocol.console import Console
+
+DESCRIPTION = """\
+Ponderosa, an XBoard/WinBoard chess engine.
+
+Started by a person it shows a Crafty-style prompt such as `White(1): `;
+`help` lists the commands. Each argument is run as a command before the
+prompt appears, e.g.:  ponderosa "setboard <fen>" "perft 5" quit
+"""
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="ponderosa", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("commands", nargs="*", help="console commands to run first, one per argument")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    console = Console(Engine())
+    for command in arguments.commands:
+        console.execute(command)
+        if not console.running:
+            return 0
+    try:
+        console.run(sys.stdin)
+    except KeyboardInterrupt:
+        console.say()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
