@@ -38,7 +38,7 @@ def test_bad_input_is_reported_and_the_engine_keeps_running() -> None:
     lines = [
         "xyzzy",
         "setboard 4k3/8/8/8/8/8/8/KK2K3 w - - 0 1",      # two white kings
-        "setboard 4k3/8/8/8/8/8/8/R3K3 b - - 0 1",       # side not to move in check
+        "setboard 4k3/8/8/8/8/8/8/r3K3 b - - 0 1",       # side not to move in check
         "setboard rnbqkbnr/pppppppp/8/8",                # truncated
         "setboard",
         "perft",

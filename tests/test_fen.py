@@ -10,7 +10,7 @@ from ponderosa.engine.fen import FenError, validate_fen
 @pytest.mark.parametrize("fen,message", [
     ("4k3/8/8/8/8/8/8/KK6 w - - 0 1", "more than one king"),
     ("4k3/8/8/8/8/8/8/8 w - - 0 1", "White has no king"),
-    ("4k3/8/8/8/8/8/8/R3K3 b - - 0 1", "not to move is in check"),
+    ("4k3/8/8/8/8/8/8/r3K3 b - - 0 1", "not to move is in check"),
     ("rnbqkbnr/pppppppp/8/8", "side to move"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "bad FEN"),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", "bad FEN"),
