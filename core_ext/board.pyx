@@ -44,8 +44,6 @@ cdef uint64_t count_generated_made(Position* pos, long repetitions) noexcept nog
 cdef class Board:
     """A chess position with its move history, backed by the bitboard core."""
 
-    cdef Position* pos
-
     def __cinit__(self):
         self.pos = <Position*>malloc(sizeof(Position))
         if self.pos is NULL:
@@ -121,7 +119,7 @@ cdef class Board:
         cdef int n = generate_legal(self.pos, moves)
         return [move_to_uci(moves[i]) for i in range(n)]
 
-    cdef Move find_move(self, str uci) except? 0:
+    cdef unsigned int find_move(self, str uci) except? 0:
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_legal(self.pos, moves)
         cdef int i

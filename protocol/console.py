@@ -18,7 +18,7 @@ class Command:
     """One console command: its handler and its help text."""
 
     names: tuple[str, ...]
-    handler: Callable[["Console", list[str]], None]
+    handler: Callable[[Console, list[str]], None]
     usage: str
     summary: str
 

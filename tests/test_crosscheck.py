@@ -7,8 +7,9 @@ import chess
 import chess.polyglot
 import pytest
 
-from conftest import data_file
 from ponderosa.core_ext.board import START_FEN, Board
+
+from conftest import data_file
 
 
 def _start_positions() -> list[str]:

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import data_file, read_perft_epd
 from ponderosa.core_ext.board import Board
+
+from conftest import data_file, read_perft_epd
 
 DEFAULT_SUITES = ["perftsuite.epd", "cpw_perft.epd"]
 SLOW_SUITES = ["perft_stress.epd"]
