@@ -55,7 +55,7 @@ cdef inline int add_pawn_moves(Move* moves, int n, Bitboard targets, int delta, 
 
 
 cdef inline int add_promotions(Move* moves, int n, Bitboard targets, int delta,
-                               Bitboard pinned, int ksq) noexcept nogil:
+                               Bitboard pinned, int ksq, bint queen_only) noexcept nogil:
     cdef int to, frm
     while targets:
         to = lsb(targets)
@@ -64,6 +64,9 @@ cdef inline int add_promotions(Move* moves, int n, Bitboard targets, int delta,
         if (pinned & square_bb(frm)) and not (LINE[ksq][frm] & square_bb(to)):
             continue
         moves[n] = make_move_code(frm, to, FLAG_PROMO_QUEEN)
+        if queen_only:
+            n += 1
+            continue
         moves[n + 1] = make_move_code(frm, to, FLAG_PROMO_KNIGHT)
         moves[n + 2] = make_move_code(frm, to, FLAG_PROMO_ROOK)
         moves[n + 3] = make_move_code(frm, to, FLAG_PROMO_BISHOP)
@@ -84,7 +87,7 @@ cdef inline bint en_passant_is_legal(Position* pos, int us, int ksq, int frm, in
 
 
 cdef inline int generate_pawn_moves(Position* pos, Move* moves, int n, int us, int ksq,
-                                    Bitboard target, Bitboard pinned, Bitboard occ) noexcept nogil:
+                                    Bitboard target, Bitboard pinned, Bitboard occ, bint noisy) noexcept nogil:
     cdef int them = us ^ 1
     cdef int up = 8 if us == WHITE else -8
     cdef int up_west = 7 if us == WHITE else -9
@@ -101,21 +104,22 @@ cdef inline int generate_pawn_moves(Position* pos, Move* moves, int n, int us, i
     cdef Bitboard candidates
     cdef int frm
 
-    single = shift_by(movers, up) & empty
-    double = shift_by(single & rank3, up) & empty & target
-    single &= target
-    n = add_pawn_moves(moves, n, single, up, FLAG_NORMAL, pinned, ksq)
-    n = add_pawn_moves(moves, n, double, 2 * up, FLAG_DOUBLE_PUSH, pinned, ksq)
+    if not noisy:
+        single = shift_by(movers, up) & empty
+        double = shift_by(single & rank3, up) & empty & target
+        single &= target
+        n = add_pawn_moves(moves, n, single, up, FLAG_NORMAL, pinned, ksq)
+        n = add_pawn_moves(moves, n, double, 2 * up, FLAG_DOUBLE_PUSH, pinned, ksq)
     n = add_pawn_moves(moves, n, shift_by(movers & ~FILE_A_BB, up_west) & enemy & target,
                        up_west, FLAG_NORMAL, pinned, ksq)
     n = add_pawn_moves(moves, n, shift_by(movers & ~FILE_H_BB, up_east) & enemy & target,
                        up_east, FLAG_NORMAL, pinned, ksq)
     if promoters:
-        n = add_promotions(moves, n, shift_by(promoters, up) & empty & target, up, pinned, ksq)
+        n = add_promotions(moves, n, shift_by(promoters, up) & empty & target, up, pinned, ksq, noisy)
         n = add_promotions(moves, n, shift_by(promoters & ~FILE_A_BB, up_west) & enemy & target,
-                           up_west, pinned, ksq)
+                           up_west, pinned, ksq, noisy)
         n = add_promotions(moves, n, shift_by(promoters & ~FILE_H_BB, up_east) & enemy & target,
-                           up_east, pinned, ksq)
+                           up_east, pinned, ksq, noisy)
     if ep != NO_SQUARE:
         candidates = PAWN_ATTACKS[them][ep] & pawns
         while candidates:
@@ -147,6 +151,15 @@ cdef inline int generate_castling(Position* pos, Move* moves, int n, int us, Bit
 
 cdef int generate_legal(Position* pos, Move* moves) noexcept nogil:
     """All legal moves of the side to move into moves[]; returns how many."""
+    return generate(pos, moves, False)
+
+
+cdef int generate_noisy(Position* pos, Move* moves) noexcept nogil:
+    """Legal captures, e.p. and queen promotions for the quiescence search; all evasions in check."""
+    return generate(pos, moves, True)
+
+
+cdef inline int generate(Position* pos, Move* moves, bint noisy) noexcept nogil:
     cdef int us = pos.side
     cdef int them = us ^ 1
     cdef Bitboard own = pos.pieces[us][0]
@@ -159,6 +172,8 @@ cdef int generate_legal(Position* pos, Move* moves) noexcept nogil:
 
     # King moves, tested with the king lifted so that it cannot hide behind itself.
     targets = KING_ATTACKS[ksq] & ~own
+    if noisy and not checkers:
+        targets &= pos.pieces[them][0]
     while targets:
         to = lsb(targets)
         targets &= targets - 1
@@ -170,6 +185,9 @@ cdef int generate_legal(Position* pos, Move* moves) noexcept nogil:
 
     if checkers:
         target = BETWEEN[ksq][lsb(checkers)] | checkers
+        noisy = False
+    elif noisy:
+        target = pos.pieces[them][0]
     else:
         target = ~own
     pinned = pinned_pieces(pos, us, ksq, occ)
@@ -198,7 +216,8 @@ cdef int generate_legal(Position* pos, Move* moves) noexcept nogil:
             targets &= LINE[ksq][frm]
         n = add_targets(moves, n, frm, targets)
 
-    n = generate_pawn_moves(pos, moves, n, us, ksq, target, pinned, occ)
-    if not checkers:
+    # Pawn pushes to the last rank are noisy too: promotions get the whole empty board as target.
+    n = generate_pawn_moves(pos, moves, n, us, ksq, ~own if noisy else target, pinned, occ, noisy)
+    if not checkers and not noisy:
         n = generate_castling(pos, moves, n, us, occ)
     return n

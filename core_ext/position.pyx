@@ -174,7 +174,8 @@ cdef void do_null_move(Position* pos) noexcept nogil:
         ns.ep_square = NO_SQUARE
     ns.move = 0
     ns.captured = 0
-    ns.halfmove = st.halfmove + 1
+    # A repetition never reaches back across a null move, so the scan stops here.
+    ns.halfmove = 0
     pos.side ^= 1
     pos.ply += 1
 

@@ -1,13 +1,28 @@
-"""The engine facade: owns the position and answers the protocol layers' requests."""
+"""The engine facade: owns the position, the hash tables and the search, and answers the
+protocol layers' requests; results come back as values or through callbacks."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable, Optional
 
 import chess
 
 from ponderosa.core_ext.board import START_FEN, Board
+from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
 from ponderosa.engine.fen import validate_fen
+from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
+from ponderosa.engine.testsuite import TestPosition, read_suite
+
+DEFAULT_HASH_BYTES = 64 * 1024 * 1024
+DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
+DEFAULT_SECONDS_PER_MOVE = 5.0
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal (or not understood) in the current position."""
 
 
 @dataclass(frozen=True)
@@ -41,14 +56,45 @@ class PerfResult:
         return self.made / self.make_seconds if self.make_seconds > 0 else float("inf")
 
 
+@dataclass(frozen=True)
+class BenchResult:
+    positions: int
+    depth: int
+    nodes: int
+    seconds: float
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else float("inf")
+
+
+@dataclass
+class SuiteReport:
+    total: int = 0
+    right: int = 0
+    failures: list[tuple[TestPosition, Optional[str]]] = field(default_factory=list)
+    nodes: int = 0
+    seconds: float = 0.0
+
+
 class Engine:
     """Game state and the services on it; the protocol layers call these and format the results."""
 
     def __init__(self) -> None:
         self.board = Board(START_FEN)
+        self.tt = TranspositionTable(DEFAULT_HASH_BYTES)
+        self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
+        self.searcher = Searcher(self.tt, self.evaluator)
+        self.max_depth: Optional[int] = None          # sd
+        self.seconds_per_move: Optional[float] = None  # st
+        self.max_nodes: Optional[int] = None          # sn
+
+    # -- position -------------------------------------------------------------
 
     def new_game(self) -> None:
         self.board = Board(START_FEN)
+        self.tt.clear()
+        self.searcher.core.clear()
 
     def set_position(self, fen: str) -> None:
         """Set up a position from a FEN; raises FenError (and keeps the old position) if it is bad."""
@@ -72,9 +118,99 @@ class Engine:
     def legal_moves(self) -> list[str]:
         return self.board.legal_moves()
 
+    def parse_move(self, text: str) -> str:
+        """A move in SAN (Nf3, O-O, e8=Q) or coordinates (g1f3, e7e8q) as UCI; raises IllegalMoveError."""
+        text = text.strip()
+        legal = self.board.legal_moves()
+        if text.lower() in legal:
+            return text.lower()
+        try:
+            return chess.Board(self.board.fen()).parse_san(text.replace("0-0-0", "O-O-O").replace("0-0", "O-O")).uci()
+        except ValueError:
+            raise IllegalMoveError(text) from None
+
+    def make_move(self, text: str) -> str:
+        """Play a move given in SAN or coordinates; returns it in SAN."""
+        uci = self.parse_move(text)
+        san = self.san(uci)
+        self.board.push_uci(uci)
+        return san
+
+    def undo(self) -> str:
+        """Take back the last move; raises IndexError when there is none."""
+        return self.board.pop()
+
     def san(self, uci: str) -> str:
         """A legal move of the current position in standard algebraic notation."""
         return chess.Board(self.board.fen()).san(chess.Move.from_uci(uci))
+
+    def san_line(self, pv: list[str]) -> str:
+        """A line of UCI moves from the current position in SAN with move numbers (1. e4 e5 2. Nf3)."""
+        board = chess.Board(self.board.fen())
+        words = []
+        for index, uci in enumerate(pv):
+            move = chess.Move.from_uci(uci)
+            if move not in board.legal_moves:
+                break
+            if board.turn == chess.WHITE:
+                words.append(f"{board.fullmove_number}.")
+            elif index == 0:
+                words.append(f"{board.fullmove_number}. ...")
+            words.append(board.san(move))
+            board.push(move)
+        return " ".join(words)
+
+    # -- search ---------------------------------------------------------------
+
+    def limits(self) -> SearchLimits:
+        """The limits set by sd, st and sn; with none of them, a default time per move."""
+        seconds = self.seconds_per_move
+        if seconds is None and self.max_depth is None and self.max_nodes is None:
+            seconds = DEFAULT_SECONDS_PER_MOVE
+        if seconds is None:
+            return SearchLimits(depth=self.max_depth, nodes=self.max_nodes)
+        return SearchLimits.fixed_time(seconds, depth=self.max_depth, nodes=self.max_nodes)
+
+    def think(self, limits: Optional[SearchLimits] = None,
+              on_thinking: Optional[Callable[[Thinking], None]] = None,
+              should_continue: Optional[Callable[[int, str], bool]] = None) -> SearchResult:
+        """Search the current position (blocking; stop() from another thread ends it)."""
+        return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue)
+
+    def stop(self) -> None:
+        self.searcher.stop()
+
+    def set_hash_size(self, size_bytes: int) -> int:
+        """Resize the transposition table; returns the bytes actually used."""
+        self.tt.resize(size_bytes)
+        return self.tt.size
+
+    def set_pawn_hash_size(self, size_bytes: int) -> None:
+        self.evaluator.set_pawn_hash(size_bytes)
+
+    @property
+    def draw_score(self) -> int:
+        return self.searcher.core.draw_score
+
+    @draw_score.setter
+    def draw_score(self, centipawns: int) -> None:
+        self.searcher.core.draw_score = centipawns
+
+    def set_extension(self, name: str, plies: float) -> None:
+        self.searcher.core.set_extension(name, plies)
+
+    def extensions(self) -> dict[str, float]:
+        return self.searcher.core.extensions()
+
+    def set_eval_scale(self, name: str, percent: int) -> None:
+        self.evaluator.set_scale(name, percent)
+
+    def score_breakdown(self) -> tuple[int, list[tuple[str, int, int, int]]]:
+        """Static evaluation from White's side, and its terms (name, White, Black, net)."""
+        total = self.evaluator.evaluate(self.board)
+        return (total if self.board.white_to_move else -total), self.evaluator.breakdown(self.board)
+
+    # -- tools ----------------------------------------------------------------
 
     def perft(self, depth: int) -> PerftResult:
         start = time.perf_counter()
@@ -91,8 +227,8 @@ class Engine:
                           *self._timed(self.board.count_generated_made, seconds))
 
     @staticmethod
-    def _timed(kernel, seconds: float) -> tuple[int, float]:
-        """Run kernel(repetitions) with repetitions doubled until it lasts `seconds`."""
+    def _timed(kernel: Callable[[int], int], seconds: float) -> tuple[int, float]:
+        """Run kernel(repetitions) with repetitions grown until it lasts `seconds`."""
         repetitions = 1000
         while True:
             start = time.perf_counter()
@@ -101,3 +237,55 @@ class Engine:
             if elapsed >= seconds or repetitions >= 1 << 40:
                 return count, elapsed
             repetitions *= 2 if elapsed > seconds / 8 else 8
+
+    def bench(self, depth: int = BENCH_DEPTH,
+              on_position: Optional[Callable[[int, str, SearchResult], None]] = None) -> BenchResult:
+        """Search the bench positions to a fixed depth from cleared tables: same nodes every run."""
+        saved = self.board
+        nodes, seconds = 0, 0.0
+        try:
+            for index, fen in enumerate(BENCH_POSITIONS):
+                self.board = Board(fen)
+                self.tt.clear()
+                self.evaluator.clear()
+                self.searcher.core.clear()
+                result = self.think(SearchLimits(depth=depth))
+                nodes += result.nodes
+                seconds += result.seconds
+                if on_position is not None:
+                    on_position(index, fen, result)
+        finally:
+            self.board = saved
+        return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds)
+
+    def run_suite(self, path: str, early_exit: Optional[int] = None,
+                  on_result: Optional[Callable[[TestPosition, SearchResult, bool], None]] = None,
+                  on_thinking: Optional[Callable[[Thinking], None]] = None) -> SuiteReport:
+        """Run a test suite with the current limits; early_exit ends a search once the right
+        move has been held for that many iterations. Raises SuiteError for a bad file."""
+        positions = read_suite(path)
+        saved = self.board
+        report = SuiteReport()
+        try:
+            for position in positions:
+                self.board = Board(position.fen)
+                held = [0]
+
+                def keep_going(depth: int, best: str, position: TestPosition = position,
+                               held: list[int] = held) -> bool:
+                    held[0] = held[0] + 1 if position.is_right(best) else 0
+                    return early_exit is None or held[0] < early_exit
+
+                result = self.think(self.limits(), on_thinking, keep_going)
+                right = position.is_right(result.best_move)
+                report.total += 1
+                report.right += right
+                report.nodes += result.nodes
+                report.seconds += result.seconds
+                if not right:
+                    report.failures.append((position, result.best_move))
+                if on_result is not None:
+                    on_result(position, result, right)
+        finally:
+            self.board = saved
+        return report

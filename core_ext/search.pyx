@@ -1,0 +1,705 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Principal variation search with a transposition table, null move, reductions and
+a quiescence search; one iteration runs without the GIL and stops on a C-level flag."""
+from libc.math cimport log
+from libc.stdint cimport uint64_t, int64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from ponderosa.core_ext.bitboard cimport (
+    Bitboard, Move, MAX_MOVES, WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+    FLAG_EN_PASSANT, FLAG_PROMO_KNIGHT, FLAG_PROMO_QUEEN,
+    move_from, move_to, move_flag, square_rank,
+)
+from ponderosa.core_ext.board cimport Board
+from ponderosa.core_ext.evaluate cimport Evaluator, evaluate
+from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
+from ponderosa.core_ext.position cimport (
+    Position, StateInfo, MAX_STATES, do_move, undo_move, do_null_move, undo_null_move,
+    in_check, move_to_uci,
+)
+from ponderosa.core_ext.see cimport SEE_VALUE, see
+from ponderosa.core_ext.tt cimport (
+    TTEntry, TranspositionTable, tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
+)
+
+cdef extern from *:
+    """
+    #define PONDEROSA_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define PONDEROSA_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    """
+    int PONDEROSA_ATOMIC_LOAD(int* p) noexcept nogil
+    void PONDEROSA_ATOMIC_STORE(int* p, int v) noexcept nogil
+
+# Move-ordering bands: hash move, good captures, killers, quiets by history, bad captures.
+cdef int SCORE_HASH = 1 << 30
+cdef int SCORE_GOOD_CAPTURE = 1 << 28
+cdef int SCORE_KILLER = 1 << 27
+cdef int SCORE_BAD_CAPTURE = -(1 << 27)
+
+cdef int LMR_TABLE[64][64]          # reduction in plies by depth and move number
+cdef int FUTILITY_MARGIN[4]
+FUTILITY_MARGIN[:] = [0, 120, 220, 330]
+cdef int NODES_BETWEEN_POLLS = 1024
+
+
+cdef void init_reductions() noexcept nogil:
+    cdef int d, m
+    for d in range(64):
+        for m in range(64):
+            if d == 0 or m == 0:
+                LMR_TABLE[d][m] = 0
+            else:
+                LMR_TABLE[d][m] = <int>(0.75 + log(d) * log(m) / 2.25)
+
+init_reductions()
+
+
+cdef inline int64_t now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1000000000 + ts.tv_nsec
+
+
+cdef inline bint should_stop(SearchState* s) noexcept nogil:
+    """Poll the stop request, the node limit and the deadline every few hundred nodes."""
+    if s.stopped:
+        return True
+    if (s.nodes & (NODES_BETWEEN_POLLS - 1)) == 0:
+        if PONDEROSA_ATOMIC_LOAD(&s.stop_request) \
+                or (s.node_limit and s.nodes >= s.node_limit) \
+                or (s.deadline_ns and now_ns() >= s.deadline_ns):
+            s.stopped = True
+    return s.stopped
+
+
+cdef inline int score_to_tt(int score, int ply) noexcept nogil:
+    """Mate scores are stored as distance from this node, not from the root."""
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+cdef inline int score_from_tt(int score, int ply) noexcept nogil:
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
+
+
+cdef inline int draw_value(SearchState* s) noexcept nogil:
+    return s.draw_score if s.pos.side == s.root_side else -s.draw_score
+
+
+cdef inline bint is_draw(Position* pos) noexcept nogil:
+    """Fifty-move rule, repetition since the last irreversible move, or bare minor pieces."""
+    cdef StateInfo* st = &pos.states[pos.ply]
+    cdef int i = pos.ply - 4
+    cdef int oldest = pos.ply - st.halfmove
+    cdef Bitboard heavy, minors
+    if st.halfmove >= 100:
+        return True
+    while i >= oldest and i >= 0:
+        if pos.states[i].key == st.key:
+            return True
+        i -= 2
+    heavy = (pos.pieces[0][PAWN] | pos.pieces[1][PAWN] | pos.pieces[0][ROOK] | pos.pieces[1][ROOK]
+             | pos.pieces[0][QUEEN] | pos.pieces[1][QUEEN])
+    if not heavy:
+        # K vs K, or a single knight or bishop on the board: no mate is possible.
+        minors = (pos.pieces[0][KNIGHT] | pos.pieces[1][KNIGHT] | pos.pieces[0][BISHOP] | pos.pieces[1][BISHOP])
+        if (minors & (minors - 1)) == 0:
+            return True
+    return False
+
+
+cdef inline bint has_non_pawn_material(Position* pos, int side) noexcept nogil:
+    return (pos.pieces[side][KNIGHT] | pos.pieces[side][BISHOP] | pos.pieces[side][ROOK]
+            | pos.pieces[side][QUEEN]) != 0
+
+
+cdef inline bint is_capture(Position* pos, Move m) noexcept nogil:
+    return pos.board[move_to(m)] != 0 or move_flag(m) == FLAG_EN_PASSANT
+
+
+cdef inline int captured_value(Position* pos, Move m) noexcept nogil:
+    if move_flag(m) == FLAG_EN_PASSANT:
+        return SEE_VALUE[PAWN]
+    return SEE_VALUE[pos.board[move_to(m)] & 7]
+
+
+cdef void score_moves(SearchState* s, Move* moves, int* scores, int n, Move hash_move, int ply) noexcept nogil:
+    """Ordering scores: hash move, winning and even captures, killers, history, losing captures."""
+    cdef Position* pos = &s.pos
+    cdef int i, victim, attacker, flag
+    cdef Move m
+    for i in range(n):
+        m = moves[i]
+        flag = move_flag(m)
+        if (m & 0xFFFF) == (hash_move & 0xFFFF) and hash_move:
+            scores[i] = SCORE_HASH
+        elif is_capture(pos, m) or flag >= FLAG_PROMO_KNIGHT:
+            victim = captured_value(pos, m)
+            attacker = pos.board[move_from(m)] & 7
+            if flag == FLAG_PROMO_QUEEN:
+                victim += SEE_VALUE[QUEEN]
+            elif flag >= FLAG_PROMO_KNIGHT:
+                scores[i] = SCORE_BAD_CAPTURE - 1000   # under-promotions last
+                continue
+            if see(pos, m) >= 0:
+                scores[i] = SCORE_GOOD_CAPTURE + victim * 8 - attacker
+            else:
+                scores[i] = SCORE_BAD_CAPTURE + victim * 8 - attacker
+        elif m == s.killers[ply][0]:
+            scores[i] = SCORE_KILLER + 1
+        elif m == s.killers[ply][1]:
+            scores[i] = SCORE_KILLER
+        else:
+            scores[i] = s.history[pos.board[move_from(m)]][move_to(m)]
+
+
+cdef inline Move pick_next(Move* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best-scored remaining move to `start`."""
+    cdef int best = start, i, tmp_score
+    cdef Move tmp
+    for i in range(start + 1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if best != start:
+        tmp = moves[start]
+        moves[start] = moves[best]
+        moves[best] = tmp
+        tmp_score = scores[start]
+        scores[start] = scores[best]
+        scores[best] = tmp_score
+    return moves[start]
+
+
+cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
+    cdef int i
+    s.pv[ply][ply] = m
+    for i in range(ply + 1, s.pv_length[ply + 1]):
+        s.pv[ply][i] = s.pv[ply + 1][i]
+    s.pv_length[ply] = s.pv_length[ply + 1] if s.pv_length[ply + 1] > ply + 1 else ply + 1
+
+
+cdef inline void add_history(SearchState* s, int piece, int to, int bonus) noexcept nogil:
+    """History with gravity: entries saturate at +-HISTORY_MAX instead of overflowing."""
+    cdef int* h = &s.history[piece][to]
+    h[0] += bonus - h[0] * (bonus if bonus > 0 else -bonus) / HISTORY_MAX
+
+
+cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets, int quiet_count,
+                             int ply, int depth) noexcept nogil:
+    cdef Position* pos = &s.pos
+    cdef int bonus = (depth // ONE_PLY) * (depth // ONE_PLY)
+    cdef int i
+    if bonus > 400:
+        bonus = 400
+    bonus *= 16
+    if s.killers[ply][0] != best:
+        s.killers[ply][1] = s.killers[ply][0]
+        s.killers[ply][0] = best
+    add_history(s, pos.board[move_from(best)], move_to(best), bonus)
+    for i in range(quiet_count):
+        if quiets[i] != best:
+            add_history(s, pos.board[move_from(quiets[i])], move_to(quiets[i]), -bonus)
+
+
+cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
+    """Captures (and evasions when in check) until the position is quiet."""
+    cdef Position* pos = &s.pos
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int n, i, score, best_score, stand_pat, bound
+    cdef bint checked, pv_node = beta - alpha > 1
+    cdef Move m, best_move = 0, hash_move = 0
+    cdef TTEntry* tte
+    cdef uint64_t key = pos.states[pos.ply].key
+    cdef int old_alpha = alpha
+
+    s.pv_length[ply] = ply
+    s.nodes += 1
+    if should_stop(s):
+        return 0
+    if ply > s.seldepth:
+        s.seldepth = ply
+    if ply >= MAX_PLY:
+        return evaluate(pos, s.ev)
+    tte = tt_probe(s.tt, key)
+    if tte is not NULL:
+        hash_move = tte.move
+        score = score_from_tt(tte.score, ply)
+        bound = tte.gen_bound & 3
+        if not pv_node and ((bound == BOUND_EXACT) or (bound == BOUND_LOWER and score >= beta)
+                            or (bound == BOUND_UPPER and score <= alpha)):
+            return score
+    checked = in_check(pos)
+    if checked:
+        stand_pat = -INFINITE
+        best_score = -MATE + ply
+    else:
+        stand_pat = evaluate(pos, s.ev)
+        if stand_pat >= beta:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        best_score = stand_pat
+    n = generate_noisy(pos, moves)
+    if n == 0:
+        return -MATE + ply if checked else best_score
+    score_moves(s, moves, scores, n, hash_move, MAX_PLY)
+    for i in range(n):
+        m = pick_next(moves, scores, i, n)
+        if not checked:
+            # Delta pruning: even winning the piece cannot lift the score to alpha.
+            if move_flag(m) < FLAG_PROMO_KNIGHT and stand_pat + captured_value(pos, m) + 200 <= alpha:
+                continue
+            if scores[i] < SCORE_GOOD_CAPTURE and scores[i] != SCORE_HASH:
+                continue   # losing captures and under-promotions
+        do_move(pos, m)
+        score = -qsearch(s, -beta, -alpha, ply + 1)
+        undo_move(pos)
+        if s.stopped:
+            return 0
+        if score > best_score:
+            best_score = score
+            if score > alpha:
+                alpha = score
+                best_move = m
+                update_pv(s, ply, m)
+                if score >= beta:
+                    break
+    if best_score >= beta:
+        bound = BOUND_LOWER
+    elif best_score > old_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), stand_pat if not checked else 0, 0, bound)
+    return best_score
+
+
+cdef inline int extension_for(SearchState* s, Move m, bint gives_check, bint one_reply,
+                              int moved_type, int captured_type) noexcept nogil:
+    """Fractional extension for the move just made, capped at one ply."""
+    cdef Position* pos = &s.pos
+    cdef int ext = 0, to = move_to(m), rank
+    cdef StateInfo* prev
+    if gives_check:
+        ext += s.ext_check
+    if one_reply:
+        ext += s.ext_one_reply
+    if captured_type and pos.ply >= 2:
+        # Recapture: the previous move captured on this square a piece of equal value.
+        prev = &pos.states[pos.ply - 1]
+        if prev.captured and move_to(prev.move) == to \
+                and SEE_VALUE[prev.captured & 7] == SEE_VALUE[captured_type]:
+            ext += s.ext_recapture
+    if moved_type == PAWN:
+        rank = square_rank(to) if pos.side != WHITE else 7 - square_rank(to)
+        # pos.side is now the opponent: a white pawn reaching rank 7 (index 6) or a black one rank 2.
+        if (pos.side != WHITE and square_rank(to) == 6) or (pos.side == WHITE and square_rank(to) == 1):
+            ext += s.ext_passed_push
+    return ext if ext < ONE_PLY else ONE_PLY
+
+
+cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint null_ok) noexcept nogil:
+    cdef Position* pos = &s.pos
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef Move quiets[64]
+    cdef int quiet_count = 0
+    cdef bint pv_node = beta - alpha > 1
+    cdef bint checked, gives_check, quiet, improving
+    cdef int n, i, score, best_score, static_eval, bound, reduction, new_depth, ext, searched = 0
+    cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
+    cdef int moved_type, captured_type, plies
+    cdef Move m, best_move = 0, hash_move = 0
+    cdef TTEntry* tte
+    cdef uint64_t key
+
+    if depth < ONE_PLY:
+        return qsearch(s, alpha, beta, ply)
+    s.pv_length[ply] = ply
+    s.nodes += 1
+    if should_stop(s):
+        return 0
+    if ply >= MAX_PLY:
+        return evaluate(pos, s.ev)
+    if is_draw(pos):
+        return draw_value(s)
+    # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
+    if alpha < -MATE + ply:
+        alpha = -MATE + ply
+    if beta > MATE - ply - 1:
+        beta = MATE - ply - 1
+    if alpha >= beta:
+        return alpha
+
+    key = pos.states[pos.ply].key
+    tte = tt_probe(s.tt, key)
+    if tte is not NULL:
+        hash_move = tte.move
+        tt_score = score_from_tt(tte.score, ply)
+        tt_depth = tte.depth
+        tt_bound = tte.gen_bound & 3
+        if not pv_node and tt_depth * ONE_PLY >= depth and (
+                tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
+                or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
+            return tt_score
+
+    checked = in_check(pos)
+    if checked:
+        static_eval = -INFINITE
+        improving = False
+    else:
+        static_eval = evaluate(pos, s.ev)
+        improving = ply >= 2 and static_eval > s.static_evals[ply - 2]
+    s.static_evals[ply] = static_eval
+    s.killers[ply + 1][0] = 0
+    s.killers[ply + 1][1] = 0
+
+    if not pv_node and not checked:
+        plies = depth // ONE_PLY
+        # Reverse futility: far above beta at low depth, the opponent will not let us keep it.
+        if plies <= 6 and static_eval - 85 * plies + (40 if improving else 0) >= beta and beta > -MATE_BOUND \
+                and beta < MATE_BOUND:
+            return static_eval
+        # Null move, never with only pawns left (zugzwang) and verified at high depth.
+        if null_ok and plies >= 2 and static_eval >= beta and has_non_pawn_material(pos, pos.side) \
+                and beta > -MATE_BOUND:
+            r = 3 * ONE_PLY + depth // 6
+            if static_eval - beta >= 200:
+                r += ONE_PLY * ((static_eval - beta) // 200 if (static_eval - beta) // 200 < 3 else 3)
+            do_null_move(pos)
+            score = -search(s, -beta, -beta + 1, depth - r, ply + 1, False)
+            undo_null_move(pos)
+            if s.stopped:
+                return 0
+            if score >= beta:
+                if score >= MATE_BOUND:
+                    score = beta
+                if plies < 10:
+                    return score
+                if search(s, beta - 1, beta, depth - r, ply, False) >= beta:
+                    return score
+
+    # Internal iterative deepening: find a move to search first when the table has none.
+    if hash_move == 0 and pv_node and depth >= 5 * ONE_PLY:
+        search(s, alpha, beta, depth - 2 * ONE_PLY, ply, null_ok)
+        if s.stopped:
+            return 0
+        tte = tt_probe(s.tt, key)
+        if tte is not NULL:
+            hash_move = tte.move
+
+    n = generate_legal(pos, moves)
+    if n == 0:
+        return -MATE + ply if checked else draw_value(s)
+    score_moves(s, moves, scores, n, hash_move, ply)
+    best_score = -INFINITE
+
+    for i in range(n):
+        m = pick_next(moves, scores, i, n)
+        moved_type = pos.board[move_from(m)] & 7
+        captured_type = PAWN if move_flag(m) == FLAG_EN_PASSANT else pos.board[move_to(m)] & 7
+        quiet = captured_type == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
+        plies = depth // ONE_PLY
+
+        # Losing captures at low depth are not worth a search.
+        if not pv_node and not checked and searched > 0 and best_score > -MATE_BOUND \
+                and not quiet and plies <= 4 and scores[i] < SCORE_KILLER and scores[i] < -(1 << 20) \
+                and see(pos, m) < -100 * plies:
+            continue
+
+        do_move(pos, m)
+        gives_check = in_check(pos)
+
+        if quiet and not pv_node and not checked and not gives_check and searched > 0 \
+                and best_score > -MATE_BOUND and scores[i] < SCORE_KILLER:
+            # Late-move pruning and futility pruning of quiet moves near the leaves.
+            if plies <= 3 and searched >= 3 + plies * plies * (2 if improving else 1):
+                undo_move(pos)
+                continue
+            if plies <= 3 and static_eval + FUTILITY_MARGIN[plies] <= alpha:
+                undo_move(pos)
+                continue
+
+        ext = extension_for(s, m, gives_check, checked and n == 1, moved_type, captured_type)
+        new_depth = depth - ONE_PLY + ext
+        if searched == 0:
+            score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
+        else:
+            reduction = 0
+            if depth >= 3 * ONE_PLY and searched >= (3 if pv_node else 2) and quiet and not gives_check \
+                    and not checked and scores[i] < SCORE_KILLER:
+                reduction = LMR_TABLE[plies if plies < 64 else 63][searched if searched < 64 else 63]
+                if pv_node:
+                    reduction -= 1
+                if not improving:
+                    reduction += 1
+                if scores[i] > 2000:
+                    reduction -= 1
+                elif scores[i] < -2000:
+                    reduction += 1
+                reduction *= ONE_PLY
+                if reduction > new_depth - ONE_PLY:
+                    reduction = new_depth - ONE_PLY
+                if reduction < 0:
+                    reduction = 0
+            score = -search(s, -alpha - 1, -alpha, new_depth - reduction, ply + 1, True)
+            if reduction > 0 and score > alpha:
+                score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, True)
+            if pv_node and score > alpha and score < beta:
+                score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
+        undo_move(pos)
+        if s.stopped:
+            return 0
+        searched += 1
+
+        if score > best_score:
+            best_score = score
+            if score > alpha:
+                best_move = m
+                alpha = score
+                update_pv(s, ply, m)
+                if score >= beta:
+                    if quiet:
+                        update_quiet_stats(s, m, quiets, quiet_count, ply, depth)
+                    break
+        if quiet and quiet_count < 64:
+            quiets[quiet_count] = m
+            quiet_count += 1
+
+    if searched == 0:
+        # Every move was pruned: fall back to a fail-low bound at the static level.
+        return alpha
+    if best_score >= beta:
+        bound = BOUND_LOWER
+    elif best_move:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply),
+             static_eval if not checked else 0, depth // ONE_PLY, bound)
+    return best_score
+
+
+cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil:
+    """One iteration over the root moves; the best so far is kept at root_moves[0]."""
+    cdef Position* pos = &s.pos
+    cdef int i, j, score, best_score = -INFINITE, new_depth, ext
+    cdef uint64_t nodes_before
+    cdef RootMove found
+    cdef bint gives_check
+    s.pv_length[0] = 0
+    s.static_evals[0] = -INFINITE
+    for i in range(s.root_count):
+        s.root_moves[i].nodes = 0
+    for i in range(s.root_count):
+        nodes_before = s.nodes
+        do_move(pos, s.root_moves[i].move)
+        gives_check = in_check(pos)
+        ext = s.ext_check if gives_check else 0
+        new_depth = depth - ONE_PLY + (ext if ext < ONE_PLY else ONE_PLY)
+        if i == 0:
+            score = -search(s, -beta, -alpha, new_depth, 1, True)
+        else:
+            score = -search(s, -alpha - 1, -alpha, new_depth, 1, True)
+            if score > alpha and not s.stopped:
+                score = -search(s, -beta, -alpha, new_depth, 1, True)
+        undo_move(pos)
+        s.root_moves[i].nodes += s.nodes - nodes_before
+        if s.stopped:
+            break
+        if score > best_score:
+            best_score = score
+        if score > alpha:
+            s.root_moves[i].score = score
+            s.pv[0][0] = s.root_moves[i].move
+            for j in range(1, s.pv_length[1]):
+                s.pv[0][j] = s.pv[1][j]
+            s.pv_length[0] = s.pv_length[1] if s.pv_length[1] > 1 else 1
+            # Keep the best move first: a stop now still plays the best move found so far.
+            found = s.root_moves[i]
+            for j in range(i, 0, -1):
+                s.root_moves[j] = s.root_moves[j - 1]
+            s.root_moves[0] = found
+            if score >= beta:
+                break
+            alpha = score
+        else:
+            s.root_moves[i].score = -INFINITE
+    return best_score
+
+
+cdef void order_root_moves(SearchState* s) noexcept nogil:
+    """After an iteration: best move first, the rest by the effort their refutation took."""
+    cdef int i, j
+    cdef RootMove key
+    for i in range(2, s.root_count):
+        key = s.root_moves[i]
+        j = i - 1
+        while j >= 1 and s.root_moves[j].nodes < key.nodes:
+            s.root_moves[j + 1] = s.root_moves[j]
+            j -= 1
+        s.root_moves[j + 1] = key
+
+
+EXTENSIONS = ("incheck", "onerep", "recapture", "pushpp", "mate")
+
+
+cdef class Search:
+    """The search of one position; iterative deepening and the clock are the caller's."""
+
+    cdef SearchState* s
+    cdef TranspositionTable tt_owner
+    cdef Evaluator evaluator_owner
+
+    def __cinit__(self):
+        self.s = <SearchState*>malloc(sizeof(SearchState))
+        if self.s is NULL:
+            raise MemoryError()
+        memset(self.s, 0, sizeof(SearchState))
+
+    def __dealloc__(self):
+        free(self.s)
+
+    def __init__(self, TranspositionTable tt, Evaluator evaluator):
+        self.tt_owner = tt
+        self.evaluator_owner = evaluator
+        self.s.tt = &tt.table
+        self.s.ev = &evaluator.state
+        self.s.ext_check = ONE_PLY
+        self.s.ext_one_reply = 3 * ONE_PLY // 4
+        self.s.ext_recapture = 0
+        self.s.ext_passed_push = ONE_PLY // 2
+        self.s.ext_mate = 0
+
+    def set_position(self, Board board) -> int:
+        """Take a copy of the board (with its history, for repetitions); returns the root move count."""
+        cdef Position* pos = &self.s.pos
+        cdef Move moves[MAX_MOVES]
+        cdef int scores[MAX_MOVES]
+        cdef int n, i, keep, drop
+        memcpy(pos, board.pos, sizeof(Position))
+        if pos.ply + MAX_PLY + 8 >= MAX_STATES:
+            # Keep only the recent history the repetition scan can reach.
+            keep = pos.states[pos.ply].halfmove + 2
+            if keep > pos.ply:
+                keep = pos.ply
+            drop = pos.ply - keep
+            memcpy(&pos.states[0], &pos.states[drop], (keep + 1) * sizeof(StateInfo))
+            pos.ply = keep
+        self.s.root_side = pos.side
+        self.s.ev.engine_side = pos.side
+        n = generate_legal(pos, moves)
+        memset(scores, 0, sizeof(scores))
+        score_moves(self.s, moves, scores, n, 0, 0)
+        for i in range(n):
+            pick_next(moves, scores, i, n)
+            self.s.root_moves[i].move = moves[i]
+            self.s.root_moves[i].score = -INFINITE
+            self.s.root_moves[i].nodes = 0
+        self.s.root_count = n
+        self.s.nodes = 0
+        self.s.seldepth = 0
+        self.s.pv_length[0] = 0
+        return n
+
+    def set_limits(self, node_limit: int = 0, deadline_ns: int = 0) -> None:
+        """Node limit and CLOCK_MONOTONIC deadline (time.monotonic_ns()), 0 for none; clears a stop."""
+        self.s.node_limit = node_limit
+        self.s.deadline_ns = deadline_ns
+        self.s.stopped = False
+        PONDEROSA_ATOMIC_STORE(&self.s.stop_request, 0)
+
+    def set_deadline(self, deadline_ns: int) -> None:
+        """Move the deadline while a search runs (a ponder hit turns pondering into the real search)."""
+        self.s.deadline_ns = deadline_ns
+
+    def stop(self) -> None:
+        """Ask a running search to stop; safe from any thread."""
+        PONDEROSA_ATOMIC_STORE(&self.s.stop_request, 1)
+
+    @property
+    def stopped(self) -> bool:
+        return self.s.stopped
+
+    def clear(self) -> None:
+        """Forget killers and history (a new game)."""
+        memset(self.s.killers, 0, sizeof(self.s.killers))
+        memset(self.s.history, 0, sizeof(self.s.history))
+
+    def iterate(self, int depth, int alpha = -INFINITE, int beta = INFINITE) -> int:
+        """Search the root to depth plies within (alpha, beta), without the GIL; returns the score.
+
+        If the search was stopped the score is meaningless: read `best_move()` instead."""
+        cdef int score
+        if self.s.root_count == 0:
+            raise ValueError("no legal moves in the root position")
+        with nogil:
+            score = search_root(self.s, alpha, beta, depth * ONE_PLY)
+            if not self.s.stopped:
+                order_root_moves(self.s)
+        return score
+
+    def best_move(self) -> str:
+        return move_to_uci(self.s.root_moves[0].move)
+
+    def pv(self) -> list:
+        if self.s.pv_length[0] == 0:
+            return [self.best_move()]
+        return [move_to_uci(self.s.pv[0][i]) for i in range(self.s.pv_length[0])]
+
+    @property
+    def nodes(self) -> int:
+        return self.s.nodes
+
+    @property
+    def seldepth(self) -> int:
+        return self.s.seldepth
+
+    def root_moves(self) -> list:
+        return [move_to_uci(self.s.root_moves[i].move) for i in range(self.s.root_count)]
+
+    def set_extension(self, name: str, plies: float) -> None:
+        """Crafty's `extensions` command: incheck, onerep, recapture, pushpp, mate, in plies (0-1)."""
+        if name not in EXTENSIONS:
+            raise ValueError(f"unknown extension {name!r}; one of {', '.join(EXTENSIONS)}")
+        if not 0.0 <= plies <= 1.0:
+            raise ValueError("an extension is between 0 and 1 ply")
+        units = int(round(plies * ONE_PLY))
+        if name == "incheck":
+            self.s.ext_check = units
+        elif name == "onerep":
+            self.s.ext_one_reply = units
+        elif name == "recapture":
+            self.s.ext_recapture = units
+        elif name == "pushpp":
+            self.s.ext_passed_push = units
+        else:
+            self.s.ext_mate = units
+
+    def extensions(self) -> dict:
+        return {"incheck": self.s.ext_check / ONE_PLY, "onerep": self.s.ext_one_reply / ONE_PLY,
+                "recapture": self.s.ext_recapture / ONE_PLY, "pushpp": self.s.ext_passed_push / ONE_PLY,
+                "mate": self.s.ext_mate / ONE_PLY}
+
+    @property
+    def draw_score(self) -> int:
+        return self.s.draw_score
+
+    @draw_score.setter
+    def draw_score(self, int value) -> None:
+        self.s.draw_score = value
+
+
+MATE_SCORE = MATE
+MATE_THRESHOLD = MATE_BOUND
+INFINITE_SCORE = INFINITE

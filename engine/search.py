@@ -1,0 +1,151 @@
+"""Iterative deepening over the core search: aspiration windows, limits and thinking reports."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD, Search
+from ponderosa.core_ext.tt import TranspositionTable
+
+MAX_DEPTH = 100
+ASPIRATION_WINDOW = 25
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """What ends a search: a depth (sd), a fixed time (st), a node count (sn), or a clock budget.
+
+    soft_seconds: do not start a new iteration after this; hard_seconds: stop at once.
+    A search with no limit at all runs until stopped (analysis, pondering)."""
+
+    depth: Optional[int] = None
+    nodes: Optional[int] = None
+    soft_seconds: Optional[float] = None
+    hard_seconds: Optional[float] = None
+
+    @classmethod
+    def fixed_time(cls, seconds: float, depth: Optional[int] = None, nodes: Optional[int] = None) -> SearchLimits:
+        """Crafty's `st`: all of the time may be used, none beyond it."""
+        return cls(depth=depth, nodes=nodes, soft_seconds=seconds, hard_seconds=seconds)
+
+
+@dataclass(frozen=True)
+class Thinking:
+    """One report of the search: after an iteration, or when the root score leaves the window."""
+
+    depth: int
+    score: int              # centipawns from the side to move; beyond MATE_THRESHOLD a mate
+    seconds: float
+    nodes: int
+    pv: list[str]           # UCI moves from the root
+    bound: str = "exact"    # "exact", "lower" (fail high) or "upper" (fail low)
+    seldepth: int = 0
+
+
+@dataclass
+class SearchResult:
+    best_move: Optional[str]
+    score: int
+    depth: int
+    nodes: int
+    seconds: float
+    pv: list[str] = field(default_factory=list)
+
+    @property
+    def ponder_move(self) -> Optional[str]:
+        return self.pv[1] if len(self.pv) > 1 else None
+
+
+def mate_distance(score: int) -> Optional[int]:
+    """Moves to mate (positive: side to move mates; negative: gets mated), or None."""
+    if score >= MATE_THRESHOLD:
+        return (MATE_SCORE - score + 1) // 2
+    if score <= -MATE_THRESHOLD:
+        return -((MATE_SCORE + score) // 2)
+    return None
+
+
+class Searcher:
+    """Runs iterative deepening on a Board with a shared hash table and evaluator."""
+
+    def __init__(self, tt: TranspositionTable, evaluator: Evaluator) -> None:
+        self.core = Search(tt, evaluator)
+        self.tt = tt
+
+    def stop(self) -> None:
+        """Stop a running search from any thread; it returns its best move at once."""
+        self.core.stop()
+
+    def run(self, board: Board, limits: SearchLimits,
+            on_thinking: Optional[Callable[[Thinking], None]] = None,
+            should_continue: Optional[Callable[[int, str], bool]] = None) -> SearchResult:
+        """Search until a limit is reached or stop() is called.
+
+        should_continue(depth, best_move) is asked after each iteration (test suites use it
+        for early exit)."""
+        start = time.monotonic_ns()
+        moves = self.core.set_position(board)
+        if moves == 0:
+            return SearchResult(None, 0, 0, 0, 0.0)
+        deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
+        self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline)
+        self.tt.new_search()
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
+        score = 0
+
+        def elapsed() -> float:
+            return (time.monotonic_ns() - start) / 1e9
+
+        def report(depth: int, value: int, bound: str) -> None:
+            if on_thinking is not None:
+                on_thinking(Thinking(depth, value, elapsed(), self.core.nodes, self.core.pv(), bound,
+                                     self.core.seldepth))
+
+        for depth in range(1, max_depth + 1):
+            delta = ASPIRATION_WINDOW
+            if depth >= 5 and abs(score) < MATE_THRESHOLD:
+                alpha, beta = max(score - delta, -INFINITE_SCORE), min(score + delta, INFINITE_SCORE)
+            else:
+                alpha, beta = -INFINITE_SCORE, INFINITE_SCORE
+            while True:
+                value = self.core.iterate(depth, alpha, beta)
+                if self.core.stopped:
+                    break
+                if value <= alpha:
+                    report(depth, value, "upper")
+                    alpha = max(value - delta, -INFINITE_SCORE)
+                elif value >= beta:
+                    report(depth, value, "lower")
+                    beta = min(value + delta, INFINITE_SCORE)
+                else:
+                    break
+                delta *= 2
+            if self.core.stopped:
+                # The root keeps the best move found so far first, even mid-iteration.
+                best = self.core.best_move()
+                pv = self.core.pv()
+                if not pv or pv[0] != best:
+                    pv = [best]
+                result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
+                break
+            score = value
+            result = SearchResult(self.core.best_move(), score, depth, self.core.nodes, elapsed(), self.core.pv())
+            report(depth, score, "exact")
+            if moves == 1 and limits.depth is None and limits.soft_seconds is not None:
+                break  # a forced move needs no thought when playing on a clock
+            if limits.soft_seconds is not None and limits.soft_seconds != limits.hard_seconds \
+                    and elapsed() >= limits.soft_seconds:
+                break
+            mate = mate_distance(score)
+            if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \
+                    and (limits.soft_seconds is not None or limits.nodes is not None):
+                break  # a proven mate will not change with more depth
+            if should_continue is not None and not should_continue(depth, result.best_move or ""):
+                break
+        result.nodes = self.core.nodes
+        result.seconds = elapsed()
+        return result
