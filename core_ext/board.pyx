@@ -5,7 +5,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 from ponderosa.core_ext.bitboard cimport Move, MAX_MOVES, NO_SQUARE, FLAG_EN_PASSANT, move_flag
-from ponderosa.core_ext.movegen cimport generate_legal
+from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.perft cimport perft
 from ponderosa.core_ext.position cimport (
     Position, MAX_STATES, clear_position, set_fen, get_fen, do_move, undo_move,
@@ -117,6 +117,12 @@ cdef class Board:
         """Legal moves in UCI notation (e1g1 for castling, e7e8q for promotion)."""
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_legal(self.pos, moves)
+        return [move_to_uci(moves[i]) for i in range(n)]
+
+    def noisy_moves(self) -> list:
+        """What the quiescence search tries: captures, e.p. and queen promotions; all evasions in check."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_noisy(self.pos, moves)
         return [move_to_uci(moves[i]) for i in range(n)]
 
     cdef unsigned int find_move(self, str uci) except? 0:

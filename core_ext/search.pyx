@@ -284,11 +284,11 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     return best_score
 
 
-cdef inline int extension_for(SearchState* s, Move m, bint gives_check, bint one_reply,
+cdef inline int extension_for(SearchState* s, Move m, bint gives_check, bint one_reply, bint mate_threat,
                               int moved_type, int captured_type) noexcept nogil:
     """Fractional extension for the move just made, capped at one ply."""
     cdef Position* pos = &s.pos
-    cdef int ext = 0, to = move_to(m), rank
+    cdef int ext = 0, to = move_to(m)
     cdef StateInfo* prev
     if gives_check:
         ext += s.ext_check
@@ -301,10 +301,11 @@ cdef inline int extension_for(SearchState* s, Move m, bint gives_check, bint one
                 and SEE_VALUE[prev.captured & 7] == SEE_VALUE[captured_type]:
             ext += s.ext_recapture
     if moved_type == PAWN:
-        rank = square_rank(to) if pos.side != WHITE else 7 - square_rank(to)
         # pos.side is now the opponent: a white pawn reaching rank 7 (index 6) or a black one rank 2.
         if (pos.side != WHITE and square_rank(to) == 6) or (pos.side == WHITE and square_rank(to) == 1):
             ext += s.ext_passed_push
+    if mate_threat:
+        ext += s.ext_mate
     return ext if ext < ONE_PLY else ONE_PLY
 
 
@@ -315,7 +316,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef Move quiets[64]
     cdef int quiet_count = 0
     cdef bint pv_node = beta - alpha > 1
-    cdef bint checked, gives_check, quiet, improving
+    cdef bint checked, gives_check, quiet, improving, mate_threat = False
     cdef int n, i, score, best_score, static_eval, bound, reduction, new_depth, ext, searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
     cdef int moved_type, captured_type, plies
@@ -331,8 +332,9 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         return 0
     if ply >= MAX_PLY:
         return evaluate(pos, s.ev)
-    if is_draw(pos):
-        return draw_value(s)
+    if is_draw(pos) and not (pos.states[pos.ply].halfmove >= 100 and in_check(pos)
+                             and generate_legal(pos, moves) == 0):
+        return draw_value(s)   # (a mate on the hundredth ply is still a mate)
     # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
     if alpha < -MATE + ply:
         alpha = -MATE + ply
@@ -388,6 +390,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                     return score
                 if search(s, beta - 1, beta, depth - r, ply, False) >= beta:
                     return score
+            elif score <= -MATE_BOUND:
+                mate_threat = True   # passing gets us mated: the threat extension applies
 
     # Internal iterative deepening: find a move to search first when the table has none.
     if hash_move == 0 and pv_node and depth >= 5 * ONE_PLY:
@@ -430,7 +434,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 undo_move(pos)
                 continue
 
-        ext = extension_for(s, m, gives_check, checked and n == 1, moved_type, captured_type)
+        ext = extension_for(s, m, gives_check, checked and n == 1, mate_threat, moved_type, captured_type)
         new_depth = depth - ONE_PLY + ext
         if searched == 0:
             score = -search(s, -beta, -alpha, new_depth, ply + 1, True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable
 
 import chess
 
@@ -72,7 +72,7 @@ class BenchResult:
 class SuiteReport:
     total: int = 0
     right: int = 0
-    failures: list[tuple[TestPosition, Optional[str]]] = field(default_factory=list)
+    failures: list[tuple[TestPosition, str | None]] = field(default_factory=list)
     nodes: int = 0
     seconds: float = 0.0
 
@@ -85,9 +85,9 @@ class Engine:
         self.tt = TranspositionTable(DEFAULT_HASH_BYTES)
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.searcher = Searcher(self.tt, self.evaluator)
-        self.max_depth: Optional[int] = None          # sd
-        self.seconds_per_move: Optional[float] = None  # st
-        self.max_nodes: Optional[int] = None          # sn
+        self.max_depth: int | None = None          # sd
+        self.seconds_per_move: float | None = None  # st
+        self.max_nodes: int | None = None          # sn
 
     # -- position -------------------------------------------------------------
 
@@ -171,9 +171,9 @@ class Engine:
             return SearchLimits(depth=self.max_depth, nodes=self.max_nodes)
         return SearchLimits.fixed_time(seconds, depth=self.max_depth, nodes=self.max_nodes)
 
-    def think(self, limits: Optional[SearchLimits] = None,
-              on_thinking: Optional[Callable[[Thinking], None]] = None,
-              should_continue: Optional[Callable[[int, str], bool]] = None) -> SearchResult:
+    def think(self, limits: SearchLimits | None = None,
+              on_thinking: Callable[[Thinking], None] | None = None,
+              should_continue: Callable[[int, str], bool] | None = None) -> SearchResult:
         """Search the current position (blocking; stop() from another thread ends it)."""
         return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue)
 
@@ -239,7 +239,7 @@ class Engine:
             repetitions *= 2 if elapsed > seconds / 8 else 8
 
     def bench(self, depth: int = BENCH_DEPTH,
-              on_position: Optional[Callable[[int, str, SearchResult], None]] = None) -> BenchResult:
+              on_position: Callable[[int, str, SearchResult], None] | None = None) -> BenchResult:
         """Search the bench positions to a fixed depth from cleared tables: same nodes every run."""
         saved = self.board
         nodes, seconds = 0, 0.0
@@ -258,9 +258,9 @@ class Engine:
             self.board = saved
         return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds)
 
-    def run_suite(self, path: str, early_exit: Optional[int] = None,
-                  on_result: Optional[Callable[[TestPosition, SearchResult, bool], None]] = None,
-                  on_thinking: Optional[Callable[[Thinking], None]] = None) -> SuiteReport:
+    def run_suite(self, path: str, early_exit: int | None = None,
+                  on_result: Callable[[TestPosition, SearchResult, bool], None] | None = None,
+                  on_thinking: Callable[[Thinking], None] | None = None) -> SuiteReport:
         """Run a test suite with the current limits; early_exit ends a search once the right
         move has been held for that many iterations. Raises SuiteError for a bad file."""
         positions = read_suite(path)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable
 
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
@@ -21,13 +21,13 @@ class SearchLimits:
     soft_seconds: do not start a new iteration after this; hard_seconds: stop at once.
     A search with no limit at all runs until stopped (analysis, pondering)."""
 
-    depth: Optional[int] = None
-    nodes: Optional[int] = None
-    soft_seconds: Optional[float] = None
-    hard_seconds: Optional[float] = None
+    depth: int | None = None
+    nodes: int | None = None
+    soft_seconds: float | None = None
+    hard_seconds: float | None = None
 
     @classmethod
-    def fixed_time(cls, seconds: float, depth: Optional[int] = None, nodes: Optional[int] = None) -> SearchLimits:
+    def fixed_time(cls, seconds: float, depth: int | None = None, nodes: int | None = None) -> SearchLimits:
         """Crafty's `st`: all of the time may be used, none beyond it."""
         return cls(depth=depth, nodes=nodes, soft_seconds=seconds, hard_seconds=seconds)
 
@@ -47,7 +47,7 @@ class Thinking:
 
 @dataclass
 class SearchResult:
-    best_move: Optional[str]
+    best_move: str | None
     score: int
     depth: int
     nodes: int
@@ -55,11 +55,11 @@ class SearchResult:
     pv: list[str] = field(default_factory=list)
 
     @property
-    def ponder_move(self) -> Optional[str]:
+    def ponder_move(self) -> str | None:
         return self.pv[1] if len(self.pv) > 1 else None
 
 
-def mate_distance(score: int) -> Optional[int]:
+def mate_distance(score: int) -> int | None:
     """Moves to mate (positive: side to move mates; negative: gets mated), or None."""
     if score >= MATE_THRESHOLD:
         return (MATE_SCORE - score + 1) // 2
@@ -80,8 +80,8 @@ class Searcher:
         self.core.stop()
 
     def run(self, board: Board, limits: SearchLimits,
-            on_thinking: Optional[Callable[[Thinking], None]] = None,
-            should_continue: Optional[Callable[[int, str], bool]] = None) -> SearchResult:
+            on_thinking: Callable[[Thinking], None] | None = None,
+            should_continue: Callable[[int, str], bool] | None = None) -> SearchResult:
         """Search until a limit is reached or stop() is called.
 
         should_continue(depth, best_move) is asked after each iteration (test suites use it

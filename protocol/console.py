@@ -5,7 +5,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Callable, Optional, TextIO
+from typing import Callable, TextIO
 
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -84,3 +85,71 @@ def test_help_lists_the_commands() -> None:
     for name in ("setboard", "display", "perft", "divide", "perf", "quit"):
         assert name in result.stdout
     assert run("--help").returncode == 0
+
+
+def test_go_thinks_and_plays(tmp_path) -> None:
+    result = run("sd 5", "go", "display", "quit")
+    assert re.search(r"^\s+5->\s+\d+\.\d\d\s+[+-]\d+\.\d\d\s+1\. \S+", result.stdout, re.MULTILINE)
+    move = re.search(r"^White\(1\): (\S+)$", result.stdout, re.MULTILINE)
+    assert move, result.stdout
+    assert " b KQkq " in result.stdout or " b KQkq" in result.stdout
+
+
+def test_moves_in_san_and_coordinates_and_illegal_ones() -> None:
+    result = run("e4", "e7e5", "Nf3", "e5e4", "Ke3", "display", "quit")
+    assert "Illegal move: e5e4" in result.stdout
+    assert "Illegal move: Ke3" in result.stdout
+    assert "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2" in result.stdout
+
+
+def test_hash_sizes_and_extensions() -> None:
+    result = run("hash=1M", "hashp 512K", "extensions incheck 0.5", "extensions", "hash 12Q", "quit")
+    assert "hash table memory = 1024K bytes" in result.stdout
+    assert re.search(r"incheck\s+0\.50", result.stdout)
+    assert "Error: bad size '12Q'" in result.stdout
+
+
+def test_test_command_runs_a_crafty_suite(tmp_path) -> None:
+    suite = tmp_path / "mates.txt"
+    suite.write_text("title m1\nsetboard r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq -\n"
+                     "solution Qxf7#\ntitle m2\nsetboard 2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w\n"
+                     "solution Qg6\ntitle wrong\nsetboard 4k3/8/8/8/8/8/8/4K2R w K -\nsolution Kd1\nend\n")
+    result = run("st 0.3", f"test {suite} 2", "quit")
+    assert "2 of 3 right" in result.stdout
+    assert "failed: wrong" in result.stdout
+    missing = run(f"test {tmp_path / 'nope.epd'}", "quit")
+    assert "Error: cannot read" in missing.stdout and "nope.epd" in missing.stdout
+
+
+def test_bench_prints_nodes_and_speed() -> None:
+    first = run("bench 3", "quit")
+    second = run("bench 3", "quit")
+    nodes = re.search(r"Total nodes: (\d+)", first.stdout)
+    assert nodes and int(nodes.group(1)) > 1000
+    assert re.search(r"Nodes/second: \d+", first.stdout)
+    assert nodes.group(0) in second.stdout   # deterministic
+
+
+def test_score_prints_a_breakdown() -> None:
+    result = run("score", "quit")
+    assert re.search(r"^total\s+[+-]?\d+\.\d\d$", result.stdout, re.MULTILINE)
+
+
+def test_analyze_follows_moves_until_exit() -> None:
+    if PROGRAM is None:
+        pytest.fail("the `ponderosa` program is not installed on PATH")
+    process = subprocess.Popen([PROGRAM], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdin is not None
+    process.stdin.write("analyze\n")
+    process.stdin.flush()
+    time.sleep(0.7)
+    process.stdin.write("e4\n")
+    process.stdin.flush()
+    time.sleep(0.7)
+    process.stdin.write("exit\ndisplay\nquit\n")
+    process.stdin.flush()
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert re.search(r"1\. \S+", output)           # thinking for White
+    assert re.search(r"1\. \.\.\. \S+", output)     # then for Black after e4
+    assert "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1" in output

@@ -20,8 +20,18 @@ def _start_positions() -> list[str]:
     return fens
 
 
+def _noisy(board: chess.Board) -> list[str]:
+    """What the quiescence generator must give: captures, e.p., queen promotions; all moves in check."""
+    if board.is_check():
+        return sorted(m.uci() for m in board.legal_moves)
+    return sorted(m.uci() for m in board.legal_moves
+                  if board.is_capture(m) and m.promotion in (None, chess.QUEEN)
+                  or m.promotion == chess.QUEEN)
+
+
 def _check_same(ours: Board, theirs: chess.Board) -> None:
     assert sorted(ours.legal_moves()) == sorted(m.uci() for m in theirs.legal_moves)
+    assert sorted(ours.noisy_moves()) == _noisy(theirs)
     assert ours.fen() == theirs.fen()
     assert ours.key == chess.polyglot.zobrist_hash(theirs)
     assert ours.in_check() == theirs.is_check()

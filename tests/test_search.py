@@ -1,0 +1,164 @@
+"""The search: mates with the right score, draws recognised, stopping from another thread."""
+from __future__ import annotations
+
+import threading
+import time
+
+import chess
+import pytest
+
+from ponderosa.core_ext.board import Board
+from ponderosa.engine.engine import Engine
+from ponderosa.engine.search import SearchLimits, mate_distance
+from ponderosa.engine.testsuite import SuiteError, read_suite
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine()
+
+
+# Mates verified with Stockfish 15.1 (score "mate N" at depth 22).
+@pytest.mark.parametrize("fen,moves,first_move", [
+    ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 1, "h5f7"),
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
+    ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", 2, "g3g6"),
+    ("6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1", 2, "g2g1"),
+    ("1k5r/pP3ppp/3p2b1/1BN1n3/1Q2P3/P1B5/KP3P1P/7q w - - 1 1", 3, "c5a6"),
+    ("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1", 3, "f6a6"),
+])
+def test_mate_in_n_found_with_the_right_score(engine: Engine, fen: str, moves: int, first_move: str) -> None:
+    engine.new_game()
+    engine.set_position(fen)
+    result = engine.think(SearchLimits(depth=2 * moves + 3))
+    assert mate_distance(result.score) == moves
+    assert result.best_move == first_move
+
+
+def test_getting_mated_is_a_negative_mate_score(engine: Engine) -> None:
+    engine.new_game()
+    # Black's only move is Kb8, and Qd8 mates.
+    engine.set_position("k7/8/1K6/8/8/8/8/3Q4 b - - 0 1")
+    result = engine.think(SearchLimits(depth=4))
+    assert mate_distance(result.score) == -1
+
+
+def test_stalemate_and_checkmate_roots_have_no_move(engine: Engine) -> None:
+    engine.set_position("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")   # stalemate
+    assert engine.think(SearchLimits(depth=3)).best_move is None
+
+
+def test_repetition_is_taken_as_a_draw_by_the_losing_side(engine: Engine) -> None:
+    engine.new_game()
+    # White is a queen down; after Nf3 Nc6 Ng1 Nb8, Nf3 repeats the position: a draw.
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1"
+    engine.set_position(fen)
+    without_history = engine.think(SearchLimits(depth=5))
+    assert without_history.score < -500
+    for move in ("g1f3", "b8c6", "f3g1", "c6b8"):
+        engine.make_move(move)
+    with_history = engine.think(SearchLimits(depth=5))
+    assert with_history.score == 0
+    assert with_history.best_move == "g1f3"
+
+
+def test_fifty_move_rule_is_a_draw(engine: Engine) -> None:
+    engine.new_game()
+    engine.set_position("7k/8/8/8/8/2r5/8/K7 w - - 10 80")
+    assert engine.think(SearchLimits(depth=5)).score < -300
+    engine.set_position("7k/8/8/8/8/2r5/8/K7 w - - 99 80")
+    assert engine.think(SearchLimits(depth=5)).score == 0
+
+
+def test_draw_score_is_contempt_for_the_root_side(engine: Engine) -> None:
+    engine.new_game()
+    engine.set_position("7k/8/8/8/8/2r5/8/K7 w - - 99 80")
+    engine.draw_score = -40
+    try:
+        assert engine.think(SearchLimits(depth=5)).score == -40
+    finally:
+        engine.draw_score = 0
+
+
+def test_stop_from_another_thread_returns_a_legal_move_quickly(engine: Engine) -> None:
+    engine.new_game()
+    engine.set_position("r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1")
+    legal = set(engine.legal_moves())
+    delays = []
+    for _ in range(5):
+        box: dict = {}
+        thread = threading.Thread(target=lambda box=box: box.update(result=engine.think(SearchLimits())))
+        thread.start()
+        time.sleep(0.3)
+        stopped_at = time.perf_counter()
+        engine.stop()
+        thread.join(timeout=5)
+        delays.append(time.perf_counter() - stopped_at)
+        assert not thread.is_alive()
+        assert box["result"].best_move in legal
+    # The C search polls its flag every 1024 nodes; the median delay must stay within 10 ms.
+    assert sorted(delays)[2] < 0.010, delays
+
+
+def test_fixed_time_search_keeps_to_its_time(engine: Engine) -> None:
+    engine.new_game()
+    start = time.perf_counter()
+    result = engine.think(SearchLimits.fixed_time(0.3))
+    assert time.perf_counter() - start < 0.6
+    assert result.best_move in Board().legal_moves()
+
+
+def test_node_limit(engine: Engine) -> None:
+    engine.new_game()
+    result = engine.think(SearchLimits(nodes=20000))
+    assert 20000 <= result.nodes < 22000
+
+
+def test_search_is_deterministic(engine: Engine) -> None:
+    counts = []
+    for _ in range(2):
+        engine.new_game()
+        engine.set_position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+        counts.append(engine.think(SearchLimits(depth=7)).nodes)
+    assert counts[0] == counts[1]
+
+
+def test_suite_formats(tmp_path) -> None:
+    crafty = tmp_path / "suite.txt"
+    crafty.write_text("title wac299\nsetboard 1n2rr2/1pk3pp/pNn2p2/2N1p3/8/6P1/PP2PPKP/2RR4 w\n"
+                      "solution Nca4\ntitle x\nsetboard 4k3/8/8/8/8/8/8/4K2R w K -\nsolution Rh8+ O-O?\nend\n")
+    positions = read_suite(crafty)
+    assert [p.title for p in positions] == ["wac299", "x"]
+    assert positions[0].solutions == {"c5a4"}
+    assert positions[1].avoid == {"e1g1"} and positions[1].solutions == {"h1h8"}
+    epd = tmp_path / "suite.epd"
+    epd.write_text('2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";\n'
+                   '4k3/8/8/8/8/8/8/4K2R w K - am Kd1; id "t2";\n')
+    positions = read_suite(epd)
+    assert positions[0].is_right("g3g6") and not positions[0].is_right("g3g5")
+    assert positions[1].is_right("h1h8") and not positions[1].is_right("e1d1")
+
+
+@pytest.mark.parametrize("text,where", [
+    ("title a\nsetboard 8/8/8 w\n", ":2"),
+    ("title a\nsetboard 4k3/8/8/8/8/8/8/4K2R w K -\nsolution Qh5\n", ":3"),
+    ("4k3/8/8/8/8/8/8/4K2R w K - bm Qh5;\n", ":1"),
+    ("4k3/8/8/8/8/8/8/4K2R w K - id \"x\";\n", ":1"),
+])
+def test_bad_suite_files_name_file_and_line(tmp_path, text: str, where: str) -> None:
+    path = tmp_path / "bad.epd"
+    path.write_text(text)
+    with pytest.raises(SuiteError, match=f"bad.epd{where}"):
+        read_suite(path)
+
+
+def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
+    engine.set_eval_scale("asymmetry", 0)
+    for fen in ("r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1",
+                "2r3k1/pppR1pp1/4p3/4P1P1/5P2/1P4K1/P1P5/8 w - - 0 1",
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"):
+        engine.set_position(fen)
+        white_view, _ = engine.score_breakdown()
+        engine.set_position(chess.Board(fen).mirror().fen())
+        mirrored, _ = engine.score_breakdown()
+        assert white_view == -mirrored
