@@ -54,7 +54,7 @@ cdef struct EvalTerms:
     int mg[N_TERMS][2]            # [term][colour], after scaling, from that colour's view
     int eg[N_TERMS][2]
     int phase                     # 0 (bare kings and pawns) .. PHASE_MAX
-    int scale                     # endgame scale factor, 0 .. SCALE_NORMAL
+    int scale                     # scale factor of the endgame part, 0 (dead draw) .. SCALE_NORMAL
     int unscaled                  # tapered total from White's view before the scale factor
     int score                     # final score from White's view
 

@@ -3,8 +3,8 @@
 
 Every term is computed for each colour from that colour's point of view, as an (opening, endgame)
 pair; the terms Crafty's `evaluation` command names are multiplied by their percent scale; the sum
-White minus Black is interpolated by the phase, multiplied by an endgame scale factor (0 = dead
-draw .. 64 = normal) and returned from the side to move's point of view. The starting points are
+White minus Black is interpolated by the phase, with the endgame part multiplied by a scale factor
+for drawish endings (0 = dead draw .. 64 = normal), and returned from the side to move's point of view. The starting points are
 John Stanback's GNU Chess heuristics and Crafty's list of scalable terms; the numbers are ours.
 """
 from libc.stdlib cimport calloc, free
@@ -480,10 +480,11 @@ cdef inline int king_shelter(Position* pos, int k, int ksq) noexcept nogil:
 # ---------------------------------------------------------------- endgame scale factor
 
 
-cdef inline int scale_factor(Position* pos, int strong, int* cnt) noexcept nogil:
+cdef inline int scale_factor(Position* pos, int strong, int* cnt, bint* whole) noexcept nogil:
     """How much of the score the side ahead can hope to convert: 0 dead draw .. SCALE_NORMAL.
 
-    cnt[colour * 8 + type] holds piece counts."""
+    cnt[colour * 8 + type] holds piece counts. whole is set when the factor is a fact about the
+    material (it applies to the whole score), left unset when it concerns the endgame part only."""
     cdef int weak = strong ^ 1
     cdef int s8 = strong * 8, w8 = weak * 8
     cdef int units_s = 3 * (cnt[s8 + KNIGHT] + cnt[s8 + BISHOP]) + 5 * cnt[s8 + ROOK] + 9 * cnt[s8 + QUEEN]
@@ -491,6 +492,7 @@ cdef inline int scale_factor(Position* pos, int strong, int* cnt) noexcept nogil
     cdef Bitboard pawns = pos.pieces[strong][PAWN]
     cdef Bitboard bishops
     cdef int q, wk, sk, front, to_go
+    whole[0] = True
     if cnt[s8 + PAWN] == 0:
         if units_s <= 3:
             return 0                                  # a lone minor (or nothing) cannot mate
@@ -514,6 +516,7 @@ cdef inline int scale_factor(Position* pos, int strong, int* cnt) noexcept nogil
             if DIST[wk][q] - (1 if pos.side == weak else 0) < to_go and DIST[wk][q] < DIST[sk][q]:
                 return 16                             # it gets there first
     # Opposite-coloured bishops.
+    whole[0] = False
     if (cnt[s8 + BISHOP] == 1 and cnt[w8 + BISHOP] == 1
             and ((pos.pieces[strong][BISHOP] & DARK_SQUARES) != 0)
             != ((pos.pieces[weak][BISHOP] & DARK_SQUARES) != 0)):
@@ -565,6 +568,7 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
     cdef int unstoppable[2]         # plies until the first unstoppable pawn queens
     cdef int c, them, pt, sq, piece, n, f, r, stop, w, d, danger, pct, mg, eg, phase, i, score, strong
     cdef Bitboard b, att, area, zone, ring, occ_x, safe, rl, bl, path
+    cdef bint whole
     memset(t, 0, sizeof(EvalTerms))
 
     for c in range(2):
@@ -782,10 +786,18 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
         eg += t.eg[i][WHITE] - t.eg[i][BLACK]
     score = taper(mg, eg, phase)
     t.unscaled = score
-    strong = WHITE if score > 0 else BLACK
-    t.scale = scale_factor(pos, strong, cnt)
-    if t.scale != SCALE_NORMAL:
-        score = score * t.scale // SCALE_NORMAL
+    # The scale factor belongs to the side ahead in the endgame part. Drawn material shrinks the
+    # whole score (0 is a dead draw); opposite bishops shrink only the endgame part, so with
+    # queens and rooks still on, an attack keeps its value.
+    strong = WHITE if eg > 0 or (eg == 0 and score > 0) else BLACK
+    t.scale = scale_factor(pos, strong, cnt, &whole)
+    if t.scale == 0:
+        score = 0
+    elif t.scale != SCALE_NORMAL:
+        if whole:
+            score = score * t.scale // SCALE_NORMAL
+        else:
+            score = taper(mg, eg * t.scale // SCALE_NORMAL, phase)
     if score > EVAL_LIMIT:
         score = EVAL_LIMIT
     elif score < -EVAL_LIMIT:
@@ -941,7 +953,7 @@ cdef class Evaluator:
             raise ValueError(f"engine side must be 0 (White) or 1 (Black), not {colour}")
         self.state.engine_side = colour
 
-    def set_scale(self, name: str, value: int) -> None:
+    def set_scale(self, name, value) -> None:
         """Set one of Crafty's evaluation scales (percent; asymmetry is a signed percent)."""
         if name not in SCALE_LIMITS:
             raise ValueError(f"unknown evaluation scale {name!r}; known: {', '.join(SCALE_NAMES)}")
