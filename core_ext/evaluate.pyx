@@ -699,17 +699,20 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
         if zone_count[c] >= 2 or queen_in_zone[c]:
             danger = zone_weight[c] * ATTACKER_PERCENT[zone_count[c] if zone_count[c] < 7 else 7] // 100
             danger += RING_HIT * zone_hits[c]
+        # Checks from squares we do not guard; worth half when nothing bears on the king zone yet.
         safe = ~attacked[c] & ~pos.pieces[them][0]
         rl = rook_attacks(ksq[c], occ)
         bl = bishop_attacks(ksq[c], occ)
+        d = 0
         if KNIGHT_ATTACKS[ksq[c]] & attacked_by[them][KNIGHT] & safe:
-            danger += SAFE_CHECK[KNIGHT]
+            d += SAFE_CHECK[KNIGHT]
         if bl & attacked_by[them][BISHOP] & safe:
-            danger += SAFE_CHECK[BISHOP]
+            d += SAFE_CHECK[BISHOP]
         if rl & attacked_by[them][ROOK] & safe:
-            danger += SAFE_CHECK[ROOK]
+            d += SAFE_CHECK[ROOK]
         if (rl | bl) & attacked_by[them][QUEEN] & safe:
-            danger += SAFE_CHECK[QUEEN]
+            d += SAFE_CHECK[QUEEN]
+        danger += d if zone_count[c] else d // 2
         if pos.pieces[them][QUEEN] == 0:
             danger //= 2
         if danger > DANGER_MAX:

@@ -1,6 +1,8 @@
 """Static evaluation: colour symmetry, the breakdown, endgame knowledge, single terms and scales."""
 from __future__ import annotations
 
+import random
+
 import chess
 import pytest
 
@@ -91,6 +93,21 @@ def test_pawn_hash_does_not_change_scores(fens: list[str]) -> None:
     assert probes == 600 and hits >= 280          # the second pass hits, bar a few slot collisions
     big.clear()
     assert big.pawn_hash_stats == (0, 0)
+
+
+def test_made_moves_evaluate_like_fresh_positions(fens: list[str]) -> None:
+    """Positions reached by make/unmake (incremental pawn key, shared pawn table) score as from FEN."""
+    evaluator, fresh = Evaluator(), Evaluator()
+    rng = random.Random(2024)
+    for fen in fens[::5]:
+        board = Board(fen)
+        for _ in range(12):
+            moves = board.legal_moves()
+            if not moves:
+                break
+            board.push_uci(rng.choice(sorted(moves)))
+            assert evaluator.evaluate(board) == fresh.evaluate(Board(board.fen())), board.fen()
+            fresh.clear()
 
 
 def test_side_to_move_view_and_tempo() -> None:
