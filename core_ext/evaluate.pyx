@@ -496,8 +496,10 @@ cdef inline int scale_factor(Position* pos, int strong, int* cnt, bint* whole) n
     if cnt[s8 + PAWN] == 0:
         if units_s <= 3:
             return 0                                  # a lone minor (or nothing) cannot mate
-        if units_s == 6 and cnt[s8 + KNIGHT] == 2 and units_w == 0 and cnt[w8 + PAWN] == 0:
-            return 0                                  # two knights cannot force mate
+        if units_s == 6 and cnt[s8 + KNIGHT] == 2:
+            if units_w == 0 and cnt[w8 + PAWN] == 0:
+                return 0                              # two knights cannot force mate
+            return 16                                 # only rarely, against pawns
         if units_s - units_w <= 3 and not (cnt[s8 + BISHOP] == 2 and units_w == 3 and cnt[w8 + PAWN] == 0):
             return 16                                 # KR v KB, KR v KN, KRB v KR ...: mostly drawn
         return SCALE_NORMAL

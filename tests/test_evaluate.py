@@ -165,6 +165,7 @@ def test_rook_against_minor_is_scaled_down() -> None:
     assert 0 < evaluator.evaluate(Board("8/8/4k3/4b3/8/3K4/8/4R3 w - - 0 1")) < 80
     assert 0 < evaluator.evaluate(Board("8/8/4k3/4n3/8/3K4/8/4R3 w - - 0 1")) < 80
     assert evaluator.evaluate(Board("8/8/4k3/8/8/3K4/8/4R3 w - - 0 1")) > 500
+    assert 0 < evaluator.evaluate(Board("8/8/3k4/3p4/8/3K4/3NN3/8 w - - 0 1")) < 200   # KNN v KP
 
 
 def test_wrong_bishop_with_rook_pawn() -> None:
