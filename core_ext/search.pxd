@@ -35,6 +35,7 @@ cdef struct SearchState:
     Move killers[MAX_PLY + 2][2]
     int history[16][64]    # by piece code and destination
     int static_evals[MAX_PLY + 2]
+    bint in_check[MAX_PLY + 2]   # whether the side to move at each ply is in check
     Move pv[MAX_PLY + 2][MAX_PLY + 2]
     int pv_length[MAX_PLY + 2]
     RootMove root_moves[MAX_MOVES]

@@ -21,7 +21,7 @@ from ponderosa.core_ext.position cimport (
 )
 from ponderosa.core_ext.see cimport SEE_VALUE, see
 from ponderosa.core_ext.tt cimport (
-    TTEntry, TranspositionTable, tt_probe, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
+    TTEntry, TranspositionTable, tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE,
 )
 
 cdef extern from *:
@@ -150,10 +150,10 @@ cdef void score_moves(SearchState* s, Move* moves, int* scores, int n, Move hash
             elif flag >= FLAG_PROMO_KNIGHT:
                 scores[i] = SCORE_BAD_CAPTURE - 1000   # under-promotions last
                 continue
-            if see(pos, m) >= 0:
-                scores[i] = SCORE_GOOD_CAPTURE + victim * 8 - attacker
-            else:
-                scores[i] = SCORE_BAD_CAPTURE + victim * 8 - attacker
+            # Most-valuable-victim order; a capture by a more valuable piece is marked
+            # (lowest bit) for a static exchange check when it comes up (pick_next).
+            scores[i] = SCORE_GOOD_CAPTURE + (victim * 8 - attacker) * 2 \
+                + (1 if SEE_VALUE[attacker] > victim else 0)
         elif m == s.killers[ply][0]:
             scores[i] = SCORE_KILLER + 1
         elif m == s.killers[ply][1]:
@@ -162,21 +162,32 @@ cdef void score_moves(SearchState* s, Move* moves, int* scores, int n, Move hash
             scores[i] = s.history[pos.board[move_from(m)]][move_to(m)]
 
 
-cdef inline Move pick_next(Move* moves, int* scores, int start, int n) noexcept nogil:
-    """Selection sort step: bring the best-scored remaining move to `start`."""
-    cdef int best = start, i, tmp_score
+cdef inline Move pick_next(Position* pos, Move* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best-scored remaining move to `start`.
+
+    A capture marked for checking that loses material by exchange drops to the losing band
+    and the pick is made again, so SEE runs only on captures that are actually reached."""
+    cdef int best, i, tmp_score
     cdef Move tmp
-    for i in range(start + 1, n):
-        if scores[i] > scores[best]:
-            best = i
-    if best != start:
-        tmp = moves[start]
-        moves[start] = moves[best]
-        moves[best] = tmp
-        tmp_score = scores[start]
-        scores[start] = scores[best]
-        scores[best] = tmp_score
-    return moves[start]
+    while True:
+        best = start
+        for i in range(start + 1, n):
+            if scores[i] > scores[best]:
+                best = i
+        if best != start:
+            tmp = moves[start]
+            moves[start] = moves[best]
+            moves[best] = tmp
+            tmp_score = scores[start]
+            scores[start] = scores[best]
+            scores[best] = tmp_score
+        if scores[start] >= SCORE_GOOD_CAPTURE and scores[start] < SCORE_HASH and (scores[start] & 1):
+            if see(pos, moves[start]) >= 0:
+                scores[start] -= 1
+            else:
+                scores[start] = SCORE_BAD_CAPTURE + (scores[start] - SCORE_GOOD_CAPTURE)
+                continue
+        return moves[start]
 
 
 cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
@@ -243,7 +254,10 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         stand_pat = -INFINITE
         best_score = -MATE + ply
     else:
-        stand_pat = evaluate(pos, s.ev)
+        if tte is not NULL and tte.static_eval != EVAL_NONE:
+            stand_pat = tte.static_eval
+        else:
+            stand_pat = evaluate(pos, s.ev)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -254,7 +268,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         return -MATE + ply if checked else best_score
     score_moves(s, moves, scores, n, hash_move, MAX_PLY)
     for i in range(n):
-        m = pick_next(moves, scores, i, n)
+        m = pick_next(pos, moves, scores, i, n)
         if not checked:
             # Delta pruning: even winning the piece cannot lift the score to alpha.
             if move_flag(m) < FLAG_PROMO_KNIGHT and stand_pat + captured_value(pos, m) + 200 <= alpha:
@@ -262,6 +276,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
             if scores[i] < SCORE_GOOD_CAPTURE and scores[i] != SCORE_HASH:
                 continue   # losing captures and under-promotions
         do_move(pos, m)
+        tt_prefetch(s.tt, pos.states[pos.ply].key)
         score = -qsearch(s, -beta, -alpha, ply + 1)
         undo_move(pos)
         if s.stopped:
@@ -280,7 +295,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
-    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), stand_pat if not checked else 0, 0, bound)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), stand_pat if not checked else EVAL_NONE, 0, bound)
     return best_score
 
 
@@ -355,12 +370,15 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
             return tt_score
 
-    checked = in_check(pos)
+    checked = s.in_check[ply]   # the parent knew whether its move gave check
     if checked:
         static_eval = -INFINITE
         improving = False
     else:
-        static_eval = evaluate(pos, s.ev)
+        if tte is not NULL and tte.static_eval != EVAL_NONE:
+            static_eval = tte.static_eval
+        else:
+            static_eval = evaluate(pos, s.ev)
         improving = ply >= 2 and static_eval > s.static_evals[ply - 2]
     s.static_evals[ply] = static_eval
     s.killers[ply + 1][0] = 0
@@ -379,6 +397,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             if static_eval - beta >= 200:
                 r += ONE_PLY * ((static_eval - beta) // 200 if (static_eval - beta) // 200 < 3 else 3)
             do_null_move(pos)
+            s.in_check[ply + 1] = False
             score = -search(s, -beta, -beta + 1, depth - r, ply + 1, False)
             undo_null_move(pos)
             if s.stopped:
@@ -409,7 +428,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     best_score = -INFINITE
 
     for i in range(n):
-        m = pick_next(moves, scores, i, n)
+        m = pick_next(pos, moves, scores, i, n)
         moved_type = pos.board[move_from(m)] & 7
         captured_type = PAWN if move_flag(m) == FLAG_EN_PASSANT else pos.board[move_to(m)] & 7
         quiet = captured_type == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
@@ -422,6 +441,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             continue
 
         do_move(pos, m)
+        tt_prefetch(s.tt, pos.states[pos.ply].key)
         gives_check = in_check(pos)
 
         if quiet and not pv_node and not checked and not gives_check and searched > 0 \
@@ -434,6 +454,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 undo_move(pos)
                 continue
 
+        s.in_check[ply + 1] = gives_check
         ext = extension_for(s, m, gives_check, checked and n == 1, mate_threat, moved_type, captured_type)
         new_depth = depth - ONE_PLY + ext
         if searched == 0:
@@ -490,7 +511,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     else:
         bound = BOUND_UPPER
     tt_store(s.tt, key, best_move, score_to_tt(best_score, ply),
-             static_eval if not checked else 0, depth // ONE_PLY, bound)
+             static_eval if not checked else EVAL_NONE, depth // ONE_PLY, bound)
     return best_score
 
 
@@ -509,6 +530,7 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
         nodes_before = s.nodes
         do_move(pos, s.root_moves[i].move)
         gives_check = in_check(pos)
+        s.in_check[1] = gives_check
         ext = s.ext_check if gives_check else 0
         new_depth = depth - ONE_PLY + (ext if ext < ONE_PLY else ONE_PLY)
         if i == 0:
@@ -606,7 +628,7 @@ cdef class Search:
         memset(scores, 0, sizeof(scores))
         score_moves(self.s, moves, scores, n, 0, 0)
         for i in range(n):
-            pick_next(moves, scores, i, n)
+            pick_next(pos, moves, scores, i, n)
             self.s.root_moves[i].move = moves[i]
             self.s.root_moves[i].score = -INFINITE
             self.s.root_moves[i].nodes = 0

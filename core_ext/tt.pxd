@@ -7,6 +7,7 @@ cdef enum:
     BOUND_LOWER = 2      # score >= value (failed high)
     BOUND_EXACT = 3
     BUCKET_SIZE = 4
+    EVAL_NONE = -32768   # static_eval of an entry whose evaluation is not known
 
 cdef struct TTEntry:
     uint64_t key
@@ -22,6 +23,16 @@ cdef struct TTable:
     uint8_t generation
 
 cdef TTEntry* tt_probe(TTable* tt, uint64_t key) noexcept nogil
+
+cdef extern from *:
+    """
+    #define PONDEROSA_PREFETCH(p) __builtin_prefetch(p)
+    """
+    void PONDEROSA_PREFETCH(void* p) noexcept nogil
+
+cdef inline void tt_prefetch(TTable* tt, uint64_t key) noexcept nogil:
+    """Start loading the bucket of key into the cache while other work goes on."""
+    PONDEROSA_PREFETCH(&tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE])
 cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eval, int depth, int bound) noexcept nogil
 
 cdef class TranspositionTable:

@@ -38,4 +38,4 @@ BENCH_POSITIONS = [
     "8/8/8/5k2/8/8/2K5/1R6 w - - 0 1",
     "r2q1rk1/pb1nbppp/1p2pn2/2pp4/2PP4/1PNBPN2/PB3PPP/R2Q1RK1 w - - 0 10",
 ]
-BENCH_DEPTH = 10
+BENCH_DEPTH = 12
