@@ -162,3 +162,14 @@ def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
         engine.set_position(chess.Board(fen).mirror().fen())
         mirrored, _ = engine.score_breakdown()
         assert white_view == -mirrored
+
+
+# The node count of `bench` at its default depth: a signature of the search and evaluation.
+# Any change to either changes it; update it deliberately in the same commit (and say why).
+BENCH_SIGNATURE = 8089164
+
+
+def test_bench_signature() -> None:
+    result = Engine().bench()
+    assert result.positions >= 30
+    assert result.nodes == BENCH_SIGNATURE
