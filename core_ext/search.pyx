@@ -713,9 +713,10 @@ cdef class Search:
             self.s.ext_mate = units
 
     def extensions(self) -> dict:
-        return {"incheck": self.s.ext_check / ONE_PLY, "onerep": self.s.ext_one_reply / ONE_PLY,
-                "recapture": self.s.ext_recapture / ONE_PLY, "pushpp": self.s.ext_passed_push / ONE_PLY,
-                "mate": self.s.ext_mate / ONE_PLY}
+        cdef double ply = ONE_PLY
+        return {"incheck": self.s.ext_check / ply, "onerep": self.s.ext_one_reply / ply,
+                "recapture": self.s.ext_recapture / ply, "pushpp": self.s.ext_passed_push / ply,
+                "mate": self.s.ext_mate / ply}
 
     @property
     def draw_score(self) -> int:
