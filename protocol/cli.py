@@ -6,6 +6,7 @@ import sys
 
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.console import Console
+from ponderosa.protocol.xboard import XBoardSession
 
 DESCRIPTION = """\
 Ponderosa, an XBoard/WinBoard chess engine.
@@ -19,19 +20,24 @@ prompt appears, e.g.:  ponderosa "setboard <fen>" "perft 5" quit
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="ponderosa", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--xboard", action="store_true", help="start in XBoard protocol mode at once")
     parser.add_argument("commands", nargs="*", help="console commands to run first, one per argument")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
-    console = Console(Engine())
+    engine = Engine()
+    console = Console(engine)
     for command in arguments.commands:
         console.execute(command)
         if not console.running:
-            return 0
+            break
     try:
-        console.run(sys.stdin)
+        if console.running and not arguments.xboard:
+            console.run(sys.stdin)
+        if arguments.xboard or console.xboard_requested:
+            XBoardSession(engine).run(sys.stdin)
     except KeyboardInterrupt:
         console.say()
     return 0

@@ -85,6 +85,8 @@ class Console:
         self.out = out
         self.input: TextIO = sys.stdin
         self.running = True
+        self.xboard_requested = False
+        self.show_prompt = sys.stdin.isatty()   # a prompt on a pipe would glue itself to the next line
         self._write_lock = threading.Lock()
 
     # -- output ---------------------------------------------------------------
@@ -144,12 +146,14 @@ class Console:
         """Prompt, read and execute until quit or end of input."""
         self.input = stream
         while self.running:
-            with self._write_lock:
-                self.out.write(self.prompt())
-                self.out.flush()
+            if self.show_prompt:
+                with self._write_lock:
+                    self.out.write(self.prompt())
+                    self.out.flush()
             line = stream.readline()
             if not line:
-                self.say()
+                if self.show_prompt:
+                    self.say()
                 break
             self.execute(line)
 
@@ -348,6 +352,11 @@ class Console:
     def cmd_quit(self, args: list[str]) -> None:
         self.running = False
 
+    def cmd_xboard(self, args: list[str]) -> None:
+        """Switch to the XBoard protocol, as Crafty and GNU Chess do."""
+        self.running = False
+        self.xboard_requested = True
+
 
 COMMANDS: list[Command] = [
     Command(("analyze",), Console.cmd_analyze, "analyze",
@@ -379,5 +388,6 @@ COMMANDS: list[Command] = [
             "run an EPD or Crafty-format suite with the st time; N = early exit after N iterations held"),
     Command(("undo", "back"), Console.cmd_undo, "undo", "take back the last move"),
     Command(("quit", "end", "exit"), Console.cmd_quit, "quit | end | exit", "leave the program"),
+    Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
 ]
 COMMANDS_BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.names}
