@@ -62,7 +62,7 @@ class XBoardSession:
         self.running = True
         self.engine_side: bool | None = chess.BLACK   # None = force mode
         self.analyzing = False
-        self.post = True
+        self.post = False              # thinking output only after `post` (§2.1)
         self.ponder_enabled = True
         self.control = TimeControl()
         self.own_seconds: float | None = None
