@@ -1445,6 +1445,92 @@ def test_T114_illegal_setup_position(xb: Start) -> None:
     engine.expect_move(2.5)
 
 
+# -- Beyond §11: regressions found while proving the protocol --------------------------------------
+
+
+def test_X01_ping_while_thinking_then_force(xb: Start) -> None:
+    """A ping held back for the move is answered when `force` abandons the search instead."""
+    engine = xb()
+    setboard(engine, F_MID)
+    engine.send("st 10", "go", "ping 3")
+    time.sleep(0.3)
+    engine.send("force")
+    assert engine.expect_line(PONG, 1.0).group(1) == "3"
+    engine.sync(4)
+    engine.quiet(1)
+
+
+def test_X02_ponder_hit_thinking_lines(xb: Start) -> None:
+    """After a ponder hit the thinking lines show the engine's own line, and its move follows."""
+    engine = xb()
+    engine.send("new", "hard", "post", "st 1")
+    engine.move("e2e4")
+    engine.expect_move(2.5)
+    engine.send("hint")
+    predicted = engine.expect_line(re.compile(r"^Hint:\s+(\S+)"), 1.0).group(1)
+    engine.move(predicted)
+    engine.expect_move(2.5)
+    after_hit = engine.board.copy()
+    after_hit.pop()
+    pvs = [m.group(5) for m in (THINK.match(text) for text in engine.side_lines) if m]
+    assert pvs, "no thinking lines after the ponder hit"
+    assert all(pv and pv.strip() for pv in pvs), f"empty PV in {engine.side_lines}"
+    assert pv_first_move(engine, pvs[-1], after_hit) == engine.board.peek(), "the last PV does not start with the move"
+    engine.sync(1)
+
+
+@pytest.mark.parametrize("fen", ["4k3/8/8/8/8/8/8/R3K3 w - - 98 80", "4k3/8/8/8/8/8/8/R3K3 w - - 99 80"])
+def test_X03_no_draw_claim_before_the_draw(xb: Start, fen: str) -> None:
+    """With the fifty-move count at 98 or 99 the draw is not there yet: the engine must move, and
+    not claim 1/2-1/2 (xboard and cutechess forfeit a false claim); `offer draw` is allowed."""
+    engine = xb()
+    setboard(engine, fen)
+    engine.send("st 0.5", "go")
+    engine.expect_move(2.0)
+    texts = engine.side_lines + [line.text for line in engine.collect(0.5)]
+    board = engine.board
+    for text in texts:
+        if RESULT.match(text):
+            assert text.startswith("1/2-1/2") and board.is_fifty_moves(), f"false claim {text!r} in {board.fen()}"
+
+
+def test_X04_never_plan_past_the_own_clock(xb: Start) -> None:
+    """With 3 s on the clock a 12 s increment (added after the move) must not tempt the engine
+    to think longer than the clock has."""
+    engine = xb()
+    engine.send("new", "level 0 0:30 12", "time 300", "otim 3000", "go")
+    engine.expect_move(2.9)
+
+
+@pytest.mark.parametrize("commands", [
+    ["st inf"], ["st 1e30"], ["st nan"], ["st -5"], ["level 0 inf 0"], ["level 0 1e300 1e300"],
+    ["level 0 1 nan"], ["time 99999999999999999999", "level 0 5 0"], ["nps 99999999999999999999", "st 0.3"],
+    ["sd 99999999999999999999", "st 0.3"], ["option Contempt=99999999999999999999", "st 0.3"],
+    ["option Resign=-99999999999999999999", "st 0.3"], ["option KingSafety=99999999999999999999", "st 0.3"],
+], ids=lambda commands: " / ".join(commands))
+def test_X05_absurd_numbers(xb: Start, commands: list[str]) -> None:
+    """Out-of-range or non-finite numbers never stop the engine from answering and moving."""
+    engine = xb()
+    engine.send("new", *commands)
+    engine.sync(1, allow=(ERROR,))
+    engine.send("time 100", "go")    # a clock small enough to move at once whatever was accepted
+    engine.expect_move(2.0)
+    engine.sync(2)
+
+
+def test_X06_ping_and_quit_inside_edit(xb: Start) -> None:
+    """Inside `edit` a ping is still answered (no GUI sends one there, but a stuck edit mode must
+    not make the engine deaf), and quit still quits."""
+    engine = xb()
+    engine.send("new", "force", "edit", "#", "Ka1")
+    engine.sync(1, allow=(ERROR,))
+    engine.send("c", "Ka8", "Qb2", ".", "st 1", "go")
+    engine.board = chess.Board(F_W1)
+    assert engine.expect_move(2.5) == "a1b2"
+    engine.send("edit", "quit")
+    engine.process.wait(2)
+
+
 def test_case_list_is_complete() -> None:
     """Every numbered case of §11 has a test here."""
     numbers = {int(m.group(1)) for m in (re.match(r"^test_T(\d+)", name) for name in globals()) if m}
