@@ -154,11 +154,13 @@ class XBoardSession:
         self.active = ActiveSearch(serial, kind, ponder_move, started)
 
     def _abandon(self) -> None:
-        """Stop any search; its result will be ignored."""
+        """Stop any search; its result will be ignored. Pings held back for the move that now
+        never comes are answered (every command before them is done)."""
         self.active = None
         self.engine.worker.stop()
         self.ponder_result = None
         self._apply_deferred_settings()
+        self._flush_pings()
 
     def _time_budget(self):
         return allocate(self.control, self.own_seconds, self.opponent_seconds, self.moves_played,
