@@ -141,17 +141,31 @@ class XBoardSession:
             board = board.copy()
             board.push_uci(ponder_move)
         started = time.monotonic()
+        # The positions the PV is printed from, fixed now: the search thread must not read the
+        # game while the protocol thread plays moves on it (a ponder hit does).
+        before_ponder = self.engine.game.copy(stack=False)
+        searched = before_ponder.copy(stack=False)
+        if ponder_move is not None:
+            searched.push_uci(ponder_move)
+        search = ActiveSearch(0, kind, ponder_move, started)
 
         def thinking(report: Thinking) -> None:
-            self._show_thinking(report, ponder_move)
+            try:
+                predicted = search.ponder_move   # None again after a ponder hit
+                if predicted is not None:
+                    self._show_thinking(report, before_ponder, [predicted])
+                else:
+                    self._show_thinking(report, searched, [])
+            except Exception:   # a report must never end the search (no move would follow)
+                log.exception("thinking report failed")
 
         def finished(serial: int, result: SearchResult) -> None:
             self.events.put(("done", serial, result))
 
         excluded = self.excluded if kind != "ponder" else set()
         self.ponder_result = None
-        serial = self.engine.worker.start(board, limits, thinking, finished, excluded)
-        self.active = ActiveSearch(serial, kind, ponder_move, started)
+        search.serial = self.engine.worker.start(board, limits, thinking, finished, excluded)
+        self.active = search
 
     def _abandon(self) -> None:
         """Stop any search; its result will be ignored. Pings held back for the move that now
@@ -253,17 +267,19 @@ class XBoardSession:
         """Take a draw when the position is dead drawn or the engine stands worse than a draw."""
         return self.engine.game.is_insufficient_material() or score <= self.engine.draw_score - 25
 
-    def _show_thinking(self, report: Thinking, ponder_move: str | None) -> None:
+    def _show_thinking(self, report: Thinking, board: chess.Board, prefix: list[str]) -> None:
+        """One thinking line; the PV (prefix, then the search's PV) is printed in SAN from board."""
         self.last_report = report
         if not self.post or report.bound != "exact":
             return
         mate = mate_distance(report.score)
         score = report.score if mate is None else (100000 + mate if mate > 0 else -100000 + mate)
-        pv = ([ponder_move] if ponder_move else []) + report.pv
-        self.out.line(f"{report.depth} {score} {int(report.seconds * 100)} {report.nodes} {self._pv_text(pv)}")
+        pv = self._pv_text(board, prefix + report.pv)
+        self.out.line(f"{report.depth} {score} {int(report.seconds * 100)} {report.nodes} {pv}")
 
-    def _pv_text(self, pv: list[str]) -> str:
-        board = self.engine.game.copy(stack=False)
+    @staticmethod
+    def _pv_text(start: chess.Board, pv: list[str]) -> str:
+        board = start.copy(stack=False)
         words = []
         for uci in pv:
             move = chess.Move.from_uci(uci)
