@@ -193,7 +193,7 @@ class XBoardSession:
         """The engine is on move: claim a finished game, or search and later play a move."""
         if self.invalid_position:
             return
-        outcome = self.engine.outcome()
+        outcome = self._game_over()
         if outcome is not None or not self.engine.legal_moves():
             self._claim(outcome)
             return
@@ -202,7 +202,7 @@ class XBoardSession:
     def start_pondering(self, expected: str | None) -> None:
         if not (self.ponder_enabled and expected and self.engine_side is not None):
             return
-        if expected not in self.engine.legal_moves() or self.engine.outcome() is not None:
+        if expected not in self.engine.legal_moves() or self._game_over() is not None:
             return
         self._start("ponder", SearchLimits(depth=self.depth_limit), ponder_move=expected)
 
@@ -227,7 +227,7 @@ class XBoardSession:
     def _play(self, result: SearchResult) -> None:
         """Send the engine's move (or resign), then claims, pongs, and start pondering."""
         if result.best_move is None:
-            self._claim(self.engine.outcome())
+            self._claim(self._game_over())
             self._flush_pings()
             return
         self.last_scores = (self.last_scores + [result.score])[-RESIGN_CONFIRMATIONS:]
@@ -242,12 +242,32 @@ class XBoardSession:
         self.engine.make_move(result.best_move)
         self.moves_played += 1
         self.out.line(f"move {result.best_move}")
-        outcome = self.engine.outcome()
+        outcome = self._game_over()
         if outcome is not None:
             self._claim(outcome)
         self._flush_pings()
         if outcome is None:
             self.start_pondering(result.ponder_move)
+
+    def _game_over(self) -> tuple[str, str] | None:
+        """(result, reason) when the game is over on the board now: mate, stalemate, a dead
+        position, or a threefold repetition or fifty moves that have already happened.
+
+        Not Engine.outcome(): python-chess's claim_draw also counts a draw that the side to
+        move could only reach with its next move, and claiming that one is a false claim
+        (xboard and cutechess forfeit it)."""
+        game = self.engine.game
+        if game.is_checkmate():
+            return ("0-1", "Black mates") if game.turn == chess.WHITE else ("1-0", "White mates")
+        if game.is_stalemate():
+            return "1/2-1/2", "Stalemate"
+        if game.is_insufficient_material():
+            return "1/2-1/2", "Insufficient material"
+        if game.is_fifty_moves():
+            return "1/2-1/2", "Draw by fifty-move rule"
+        if game.is_repetition(3):
+            return "1/2-1/2", "Draw by repetition"
+        return None
 
     def _claim(self, outcome: tuple[str, str] | None) -> None:
         if outcome is not None:
