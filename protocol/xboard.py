@@ -3,6 +3,7 @@ and the engine's reports into protocol lines. See ../shared/PROTOCOL.md."""
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import re
 import signal
@@ -24,10 +25,24 @@ log = logging.getLogger("ponderosa.xboard")
 ENGINE_NAME = "Ponderosa 0.1.0"
 MOVE_LIKE = re.compile(r"^([a-h][1-8][a-h][1-8](=?[qrbnQRBN])?|[KQRBNP]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBN])?[+#]?"
                        r"|[O0]-[O0](-[O0])?[+#]?)$")
-# Engine options offered to the GUI: name -> (feature text, setter).
+# Evaluation scales offered as options: option name -> the core's scale name.
 SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructure": "pscale",
                  "PassedPawns": "ppscale", "BlockedPawns": "bscale", "Asymmetry": "asymmetry"}
+# Engine options offered to the GUI: name -> (type, default, min, max); a check is 0..1.
+OPTIONS: dict[str, tuple[str, int, int, int]] = {
+    "Hash": ("spin", 64, 1, 4096), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
+    "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, 1), "Log": ("check", 0, 0, 1),
+    "Resign": ("spin", 0, 0, 50),
+    **{name: ("spin", 0, -100, 500) if name == "Asymmetry" else ("spin", 100, 0, 1000) for name in SCALE_OPTIONS},
+}
 RESIGN_CONFIRMATIONS = 3        # searches in a row below the resign threshold
+MIN_SECONDS = 0.01              # the shortest think
+MAX_SECONDS = 1e7               # longer than any game, and still a 64-bit nanosecond deadline
+MAX_NODES = 1 << 62
+CLOCK_SHARE, CLOCK_RESERVE = 0.8, 0.05   # at most this share of the own clock, less a reserve, per move
+LEVEL_MPS = re.compile(r"^\d+$")
+LEVEL_BASE = re.compile(r"^\d+(\.\d+)?(:\d+(\.\d+)?)?$")
+CENTISECONDS = re.compile(r"^-?\d+(\.\d+)?$")
 
 
 @dataclass
@@ -181,13 +196,21 @@ class XBoardSession:
                         usage_percent=self.usage_percent, operator_seconds=self.operator_seconds,
                         pondering=self.ponder_enabled)
 
-    def _think_limits(self) -> SearchLimits:
+    def _budget(self) -> tuple[float, float]:
+        """(soft, hard) seconds for the move: the time allocation, never past the own clock (an
+        increment arrives only after the move) and always a finite, representable deadline."""
         budget = self._time_budget()
+        soft, hard = _bounded_seconds(budget.soft_seconds), _bounded_seconds(budget.hard_seconds)
+        if getattr(self.control, "seconds_per_move", None) is None and self.own_seconds is not None:
+            hard = min(hard, max(MIN_SECONDS, self.own_seconds * CLOCK_SHARE - CLOCK_RESERVE))
+        return min(soft, hard), hard
+
+    def _think_limits(self) -> SearchLimits:
+        soft, hard = self._budget()
         if self.node_rate:
             # `nps`: the clock is counted in nodes.
-            return SearchLimits(depth=self.depth_limit, nodes=max(1, int(budget.hard_seconds * self.node_rate)))
-        return SearchLimits(depth=self.depth_limit, soft_seconds=budget.soft_seconds,
-                            hard_seconds=budget.hard_seconds)
+            return SearchLimits(depth=self.depth_limit, nodes=min(MAX_NODES, max(1, int(hard * self.node_rate))))
+        return SearchLimits(depth=self.depth_limit, soft_seconds=soft, hard_seconds=hard)
 
     def start_thinking(self) -> None:
         """The engine is on move: claim a finished game, or search and later play a move."""
@@ -348,13 +371,13 @@ class XBoardSession:
             self.active = None
             self._play(result)
             return
-        budget = self._time_budget()
+        soft, hard = self._budget()
         if self.node_rate:
             self.engine.worker.set_time_budget(0.0, 0.0)   # node clock: play what pondering found
             return
         # The budget counts from the start of pondering: time already spent thinking on the
         # expected move is spent, and a long ponder makes an instant reply.
-        self.engine.worker.set_time_budget(budget.soft_seconds, budget.hard_seconds)
+        self.engine.worker.set_time_budget(soft, hard)
 
     # -- edit mode --------------------------------------------------------------
 
@@ -388,12 +411,8 @@ class XBoardSession:
     # -- commands ---------------------------------------------------------------
 
     def cmd_protover(self, args: str) -> None:
-        options = [
-            'option="Hash -spin 64 1 4096"', 'option="Ponder -check 1"', 'option="OwnBook -check 1"',
-            'option="Contempt -spin 0 -500 500"', 'option="Threads -spin 1 1 1"', 'option="Log -check 0"',
-            'option="Resign -spin 0 0 50"',
-        ] + [f'option="{name} -spin {0 if name == "Asymmetry" else 100} '
-             f'{-100 if name == "Asymmetry" else 0} {500 if name == "Asymmetry" else 1000}"' for name in SCALE_OPTIONS]
+        options = [f'option="{name} -spin {default} {low} {high}"' if kind == "spin" else
+                   f'option="{name} -check {default}"' for name, (kind, default, low, high) in OPTIONS.items()]
         self.out.line(f'feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=1 sigint=0 '
                       f'sigterm=0 reuse=1 analyze=1 myname="{ENGINE_NAME}" variants="normal" colors=0 ics=1 '
                       f'name=1 pause=1 nps=1 debug=1 memory=1 smp=1 exclude=1 setscore=0')
@@ -457,16 +476,25 @@ class XBoardSession:
         self.engine_side = chess.WHITE
 
     def cmd_level(self, args: str) -> None:
+        words = args.split()
+        if len(words) < 3 or not LEVEL_MPS.match(words[0]) or not LEVEL_BASE.match(words[1]) \
+                or _number(words[2]) is None:
+            self.out.line(f"Error (bad level): level {args}")
+            return
         try:
             self.control = parse_level(args)
-        except ValueError as error:
-            self.out.line(f"Error (bad level: {error}): level {args}")
+        except (ValueError, OverflowError):
+            self.out.line(f"Error (bad level): level {args}")
 
     def cmd_st(self, args: str) -> None:
+        seconds = _number(args)
+        if seconds is None:
+            self.out.line(f"Error (bad time): st {args}")
+            return
         try:
-            self.control = parse_st(args)
-        except ValueError as error:
-            self.out.line(f"Error (bad time: {error}): st {args}")
+            self.control = parse_st(repr(min(seconds, MAX_SECONDS)))
+        except (ValueError, OverflowError):
+            self.out.line(f"Error (bad time): st {args}")
 
     def cmd_sd(self, args: str) -> None:
         if args.isdigit() and int(args) > 0:
@@ -476,21 +504,23 @@ class XBoardSession:
 
     def cmd_nps(self, args: str) -> None:
         if args.isdigit():
-            self.node_rate = int(args) or None
+            self.node_rate = min(int(args), MAX_NODES) or None
         else:
             self.out.line(f"Error (bad node rate): nps {args}")
 
     def cmd_time(self, args: str) -> None:
-        if re.match(r"^-?\d+$", args):
-            self.own_seconds = max(0, int(args)) / 100
-        else:
+        seconds = _clock_seconds(args)
+        if seconds is None:
             self.out.line(f"Error (bad time): time {args}")
+        else:
+            self.own_seconds = seconds
 
     def cmd_otim(self, args: str) -> None:
-        if re.match(r"^-?\d+$", args):
-            self.opponent_seconds = max(0, int(args)) / 100
-        else:
+        seconds = _clock_seconds(args)
+        if seconds is None:
             self.out.line(f"Error (bad time): otim {args}")
+        else:
+            self.opponent_seconds = seconds
 
     def cmd_usermove(self, args: str) -> None:
         self.user_move(args)
@@ -629,7 +659,8 @@ class XBoardSession:
 
     def cmd_memory(self, args: str) -> None:
         if args.isdigit() and int(args) > 0:
-            self.pending_hash_mb = max(1, int(args) - 4)   # the pawn hash keeps its 4 MB
+            _, _, low, high = OPTIONS["Hash"]
+            self.pending_hash_mb = min(max(low, int(args) - 4), high)   # the pawn hash keeps its 4 MB
             self._apply_deferred_settings()
 
     def cmd_cores(self, args: str) -> None:
@@ -644,6 +675,9 @@ class XBoardSession:
         except ValueError:
             self.out.line(f"Error (bad option value): option {args}")
             return
+        if name in OPTIONS:   # out of range: the nearest allowed value, as xboard itself clamps
+            _, _, low, high = OPTIONS[name]
+            number = min(max(number, low), high)
         if name == "Hash":
             self.pending_hash_mb = max(1, number)
             self._apply_deferred_settings()
@@ -696,6 +730,29 @@ class XBoardSession:
         self.running = False
         self.active = None
         self.engine.searcher.stop()
+
+
+def _number(text: str) -> float | None:
+    """A finite, non-negative decimal number (`1`, `0.5`, `2.0`), else None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def _clock_seconds(text: str) -> float | None:
+    """`time`/`otim` centiseconds as seconds (a negative clock counts as zero), else None."""
+    if not CENTISECONDS.match(text):
+        return None
+    return min(max(0.0, float(text)) / 100, MAX_SECONDS)
+
+
+def _bounded_seconds(seconds: float) -> float:
+    """A time limit the search can turn into a nanosecond deadline."""
+    if math.isnan(seconds):
+        return MIN_SECONDS
+    return min(max(seconds, MIN_SECONDS), MAX_SECONDS)
 
 
 def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:
