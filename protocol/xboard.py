@@ -35,6 +35,7 @@ OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Resign": ("spin", 0, 0, 50),
     **{name: ("spin", 0, -100, 500) if name == "Asymmetry" else ("spin", 100, 0, 1000) for name in SCALE_OPTIONS},
 }
+EDIT_PASSTHROUGH = ("ping", "quit")   # still obeyed inside edit mode, where no piece command looks like them
 RESIGN_CONFIRMATIONS = 3        # searches in a row below the resign threshold
 MIN_SECONDS = 0.01              # the shortest think
 MAX_SECONDS = 1e7               # longer than any game, and still a 64-bit nanosecond deadline
@@ -136,10 +137,10 @@ class XBoardSession:
         log.debug("< %s", line)
         if not line:
             return
-        if self.editing is not None:
+        word, _, rest = line.partition(" ")
+        if self.editing is not None and word not in EDIT_PASSTHROUGH:
             self._edit_line(line)
             return
-        word, _, rest = line.partition(" ")
         handler = COMMANDS.get(word)
         if handler is not None:
             handler(self, rest.strip())
