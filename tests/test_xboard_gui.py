@@ -1,0 +1,81 @@
+"""GNU XBoard itself, headless under Xvfb, plays a two-game match between Ponderosa and
+Fairy-Max; the saved PGN must hold two finished games with legal moves and no forfeit for
+Ponderosa. Needs the Debian packages xboard, xvfb (with xauth) and fairymax; skipped without."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from xboard_harness import engine_command
+
+SEARCH_PATH = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
+PROGRAMS = {"xboard": ("xboard", "xboard"), "xvfb-run": ("xvfb-run", "xvfb"), "xauth": ("xauth", "xauth"),
+            "fairymax": ("fairymax", "fairymax")}
+FORFEIT_WORDS = re.compile(r"illegal|forfeit|false|time|flag|crash|stall|disconnect|abort", re.IGNORECASE)
+MATCH_SECONDS = 240
+
+
+def find(program: str) -> str | None:
+    return shutil.which(program, path=SEARCH_PATH)
+
+
+def test_xboard_match_against_fairymax(tmp_path: Path) -> None:
+    missing = sorted({package for program, (_, package) in PROGRAMS.items() if find(program) is None})
+    if missing:
+        pytest.skip(f"Debian package(s) not installed: {', '.join(missing)} "
+                    f"(apt-get install {' '.join(missing)})")
+    pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
+    ponderosa = " ".join(engine_command())
+    if len(engine_command()) != 2 or " " in engine_command()[0]:
+        pytest.skip(f"xboard splits the engine command at spaces: {ponderosa!r}")
+    command = [
+        find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
+        find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false",
+        "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", find("fairymax") or "", "-sd", str(tmp_path),
+        "-mg", "2", "-tc", "0:06", "-inc", "0.1", "-xponder", "-autoCallFlag", "true", "-testClaims", "true",
+        "-adjudicateDrawMoves", "80", "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
+    ]
+    env = dict(os.environ, HOME=str(tmp_path), PATH=SEARCH_PATH)
+    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=MATCH_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        pytest.fail(f"the match did not end within {MATCH_SECONDS} s:\n{output[-2000:]}")
+    assert pgn_path.exists(), f"no PGN saved; xboard said:\n{output[-2000:]}"
+
+    games = []
+    with pgn_path.open() as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    assert len(games) == 2, output[-2000:]
+    for number, game in enumerate(games, 1):
+        label = f"game {number} ({game.headers['White']} - {game.headers['Black']})"
+        assert not game.errors, f"{label}: {game.errors}"
+        ponderosa_white = "Ponderosa" in game.headers["White"]
+        assert ponderosa_white != ("Ponderosa" in game.headers["Black"]), label
+        board = game.board()
+        for move in game.mainline_moves():
+            assert move in board.legal_moves, f"{label}: illegal {move} in {board.fen()}"
+            board.push(move)
+        result = game.headers["Result"]
+        assert result in ("1-0", "0-1", "1/2-1/2"), f"{label}: result {result}"
+        comment = game.end().comment
+        ponderosa_lost = result == ("0-1" if ponderosa_white else "1-0")
+        assert not (ponderosa_lost and FORFEIT_WORDS.search(comment)), f"{label}: Ponderosa lost: {comment}"
+        if "checkmate" in comment.lower() or "mates" in comment.lower():
+            assert board.is_checkmate(), f"{label}: {comment} but {board.fen()} is not mate"
+
+    # Ponderosa is xboard's first engine: none of its lines may be an error or an illegal-move reply.
+    lines = debug_path.read_text(errors="replace").splitlines() if debug_path.exists() else []
+    complaints = [line for line in lines if re.match(r"^\d+ <first : (Error|Illegal|.llegal move)", line)]
+    assert complaints == []
