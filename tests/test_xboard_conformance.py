@@ -36,6 +36,7 @@ from xboard_harness import (
     THINK,
     Line,
     XBoardEngine,
+    engine_command,
 )
 
 Start = Callable[..., XBoardEngine]
@@ -1539,6 +1540,39 @@ def test_X06_ping_and_quit_inside_edit(xb: Start) -> None:
     assert engine.expect_move(2.5) == "a1b2"
     engine.send("edit", "quit")
     engine.process.wait(2)
+
+
+@pytest.mark.parametrize("console_first", [False, True], ids=["--xboard", "console-then-xboard"])
+def test_X07_bytes_that_are_not_utf8(xb: Start, console_first: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GUI may send Latin-1 (an ICS opponent's name): with a strict UTF-8 stdin (a UTF-8 locale,
+    simulated with PYTHONIOENCODING) the engine must not go deaf."""
+    monkeypatch.setenv("PYTHONIOENCODING", "utf-8")
+    engine = XBoardEngine(engine_command()[:1] if console_first else None)
+    try:
+        engine.init()
+        engine.write_raw("name M\u00fcller\n".encode("latin-1") + b"\xff\xfe\xc3\n")
+        engine.sync(1, allow=(ERROR,))
+        engine.send("new", "st 0.2", "go")
+        engine.expect_move(1.5)
+    finally:
+        engine.close()
+    assert engine.crash_report() is None, engine.crash_report()
+
+
+def test_X08_started_as_console_then_xboard(xb: Start) -> None:
+    """`xboard -fcp ponderosa` starts the console, which must hand over to XBoard mode at the
+    `xboard` line, with `protover 2` in the same read, and no prompt on the pipe."""
+    engine = XBoardEngine(engine_command()[:1])
+    try:
+        engine.init()
+        setboard(engine, F_W1)
+        engine.send("st 1", "go")
+        assert engine.expect_move(2.5) == "a1b2"
+        engine.sync(1)
+    finally:
+        engine.close()
+    assert not [entry for entry in engine.transcript if entry.startswith("< ") and ": " in entry[:20]
+                and entry[2:].startswith(("White(", "Black("))]
 
 
 def test_case_list_is_complete() -> None:
