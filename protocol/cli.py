@@ -6,7 +6,7 @@ import sys
 
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.console import Console
-from ponderosa.protocol.xboard import XBoardSession
+from ponderosa.protocol.xboard import XBoardSession, tolerate_bad_bytes
 
 DESCRIPTION = """\
 Ponderosa, an XBoard/WinBoard chess engine.
@@ -27,6 +27,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    tolerate_bad_bytes(sys.stdin, sys.stdout)   # before the console's first read
     engine = Engine()
     console = Console(engine)
     for command in arguments.commands:

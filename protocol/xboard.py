@@ -113,6 +113,7 @@ class XBoardSession:
             signal.signal(signal.SIGINT, signal.SIG_IGN)   # xboard may send SIGINT; features say so
         except ValueError:
             pass   # not in the main thread (tests)
+        tolerate_bad_bytes(stream, self.out.stream)
         threading.Thread(target=self._read, args=(stream,), name="xboard-input", daemon=True).start()
         while self.running:
             kind, *payload = self.events.get()
@@ -731,6 +732,19 @@ class XBoardSession:
         self.running = False
         self.active = None
         self.engine.searcher.stop()
+
+
+def tolerate_bad_bytes(*streams: TextIO) -> None:
+    """Undecodable input bytes (a GUI may send Latin-1) become U+FFFD instead of killing the
+    reader thread; unencodable output characters become `?`. Only possible before the first read
+    of a stream, so the program calls this at start-up too (the console reads first)."""
+    for stream in streams:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass   # already read from: keep the stream as it is
 
 
 def _number(text: str) -> float | None:
