@@ -1575,6 +1575,16 @@ def test_X08_started_as_console_then_xboard(xb: Start) -> None:
                 and entry[2:].startswith(("White(", "Black("))]
 
 
+@pytest.mark.parametrize("text", ["@@@@", "--", "0000", "Z0"])
+def test_X09_null_move_is_illegal(xb: Start, text: str) -> None:
+    """python-chess's SAN parser reads these as a null move; the engine cannot play one, and must
+    say `Illegal move` (it used to say nothing and log a traceback)."""
+    engine = xb()
+    engine.send("new", "force", f"usermove {text}")
+    assert engine.expect_line(ILLEGAL, 1.0).group(2) == text
+    engine.sync(1)
+
+
 def test_case_list_is_complete() -> None:
     """Every numbered case of §11 has a test here."""
     numbers = {int(m.group(1)) for m in (re.match(r"^test_T(\d+)", name) for name in globals()) if m}
