@@ -300,7 +300,7 @@ class XBoardSession:
 
     def _flush_pings(self) -> None:
         for number in self.pending_pings:
-            self.out.line(f"pong {number}")
+            self.out.line(f"pong {number}".rstrip())
         self.pending_pings.clear()
 
     def _should_resign(self) -> bool:
@@ -532,10 +532,11 @@ class XBoardSession:
             self.engine.searcher.stop()   # the search returns its best move, which is then played
 
     def cmd_ping(self, args: str) -> None:
+        number = args.split()[0] if args.split() else ""   # echo N itself, never trailing junk
         if self.active is not None and self.active.kind == "think":
-            self.pending_pings.append(args)
+            self.pending_pings.append(number)
         else:
-            self.out.line(f"pong {args}")
+            self.out.line(f"pong {number}".rstrip())
 
     def cmd_draw(self, args: str) -> None:
         self.draw_offered = True
