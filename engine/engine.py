@@ -150,9 +150,12 @@ class Engine:
         if coordinate in legal:
             return coordinate
         try:
-            return self.game.parse_san(text.replace("0-0-0", "O-O-O").replace("0-0", "O-O")).uci()
+            move = self.game.parse_san(text.replace("0-0-0", "O-O-O").replace("0-0", "O-O"))
         except ValueError:
             raise IllegalMoveError(text) from None
+        if not move:   # python-chess reads `--`, `0000`, `Z0` and `@@@@` as a null move
+            raise IllegalMoveError(text)
+        return move.uci()
 
     def make_move(self, text: str) -> str:
         """Play a move given in SAN or coordinates; returns it in SAN."""
