@@ -1585,6 +1585,17 @@ def test_X09_null_move_is_illegal(xb: Start, text: str) -> None:
     engine.sync(1)
 
 
+@pytest.mark.parametrize("counters", ["16 99999999999999999999999999999999", "100000000000000001 78"])
+def test_X10_fen_with_absurd_counters(xb: Start, counters: str) -> None:
+    """Counters the core cannot hold: the position is refused like any illegal one (it used to
+    raise inside the core, with no reply)."""
+    engine = xb()
+    engine.send("new", "force", f"setboard 8/5pk1/6p1/8/3R4/6P1/5PK1/3r4 w - - {counters}")
+    line = engine.read(1.0)
+    assert line is not None and line.text.startswith("tellusererror"), line
+    engine.sync(1)
+
+
 def test_case_list_is_complete() -> None:
     """Every numbered case of §11 has a test here."""
     numbers = {int(m.group(1)) for m in (re.match(r"^test_T(\d+)", name) for name in globals()) if m}
