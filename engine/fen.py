@@ -19,6 +19,10 @@ _FATAL_STATUS = [
 ]
 
 
+# The core keeps the move counters in C ints; no real game comes near this.
+MAX_COUNTER = 1 << 20
+
+
 class FenError(ValueError):
     """A FEN that is malformed or describes an impossible position."""
 
@@ -39,6 +43,8 @@ def validate_fen(text: str) -> str:
         board = chess.Board(text)
     except ValueError as error:
         raise FenError(f"bad FEN {text!r}: {error}") from None
+    if board.halfmove_clock > MAX_COUNTER or board.fullmove_number > MAX_COUNTER:
+        raise FenError(f"move counters out of range (at most {MAX_COUNTER}): {text!r}")
     status = board.status()
     for flag, message in _FATAL_STATUS:
         if status & flag:
