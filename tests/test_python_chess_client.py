@@ -9,6 +9,7 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
+
 from xboard_harness import engine_command
 
 CLOCK, INCREMENT = 3.0, 0.05

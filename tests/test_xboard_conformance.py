@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 
 import chess
 import pytest
+
 from xboard_harness import (
     ERROR,
     F_50,

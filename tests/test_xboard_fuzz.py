@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+
 from xboard_harness import F_CASTLE, F_EPFEN, F_MID, F_PROMO, F_W1, MOVE, PONG, XBoardEngine
 
 LINES_PER_MODE = 2100          # 5 modes: 10,500 lines a run

@@ -13,6 +13,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+
 from xboard_harness import engine_command
 
 SEARCH_PATH = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
