@@ -154,9 +154,11 @@ class Searcher:
                 best = self.core.best_move()
                 pv = self.core.pv()
                 if not pv or pv[0] != best:
+                    pv = [best]
+                if len(pv) < 2 and len(result.pv) > 1 and result.pv[0] == best:
                     # The last finished iteration's line still holds when it starts with the
                     # same move: keep it, so that the result has a move to ponder on.
-                    pv = result.pv if result.pv and result.pv[0] == best and len(result.pv) > 1 else [best]
+                    pv = result.pv
                 result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
                 break
             score = value
