@@ -1,5 +1,5 @@
 """GNU XBoard itself, headless under Xvfb, plays a two-game match between Ponderosa and
-Fairy-Max; the saved PGN must hold two finished games with legal moves and no forfeit for
+Fairy-Max (4 s + 0.1 s a game); the saved PGN must hold two finished games with legal moves and no forfeit for
 Ponderosa. Needs the Debian packages xboard, xvfb (with xauth) and fairymax; skipped without."""
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_xboard_match_against_fairymax(tmp_path: Path) -> None:
         find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
         find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false",
         "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", find("fairymax") or "", "-sd", str(tmp_path),
-        "-mg", "2", "-tc", "0:06", "-inc", "0.1", "-xponder", "-autoCallFlag", "true", "-testClaims", "true",
+        "-mg", "2", "-tc", "0:04", "-inc", "0.1", "-xponder", "-autoCallFlag", "true", "-testClaims", "true",
         "-adjudicateDrawMoves", "80", "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
     ]
     env = dict(os.environ, HOME=str(tmp_path), PATH=SEARCH_PATH)
