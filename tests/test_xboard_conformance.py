@@ -6,10 +6,14 @@ Where a case would take more than a few seconds with the clock values printed in
 sequence and sends a smaller clock instead; each such test says so in its docstring."""
 from __future__ import annotations
 
+import inspect
+import os
 import random
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import chess
 import pytest
@@ -44,26 +48,34 @@ from xboard_harness import (
 Start = Callable[..., XBoardEngine]
 
 
-@pytest.fixture
-def xb() -> Iterator[Start]:
-    """Start engines (INIT done unless init=False); each is quit afterwards, and a traceback
-    on its stderr fails the test."""
-    engines: list[XBoardEngine] = []
+class Engines:
+    """Starts engines for one case (INIT done unless init=False); `finish` quits them all and
+    fails the case if one wrote a traceback on its stderr."""
 
-    def start(style: str = "X", init: bool = True, protover: int = 2, cold: bool = False) -> XBoardEngine:
+    def __init__(self) -> None:
+        self.engines: list[XBoardEngine] = []
+
+    def __call__(self, style: str = "X", init: bool = True, protover: int = 2, cold: bool = False) -> XBoardEngine:
         engine = XBoardEngine() if cold else fresh_engine()
-        engines.append(engine)
+        self.engines.append(engine)
         if init:
             engine.init(style, protover)
         return engine
 
-    yield start
-    for engine in engines:
-        engine.close()
-    for engine in engines:
-        crash = engine.crash_report()
-        if crash:
-            pytest.fail(f"the engine wrote an error on stderr:\n{crash}")
+    def finish(self) -> None:
+        for engine in self.engines:
+            engine.close()
+        for engine in self.engines:
+            crash = engine.crash_report()
+            if crash:
+                pytest.fail(f"the engine wrote an error on stderr:\n{crash}")
+
+
+@pytest.fixture
+def xb() -> Iterator[Start]:
+    engines = Engines()
+    yield engines
+    engines.finish()
 
 
 def setboard(engine: XBoardEngine, fen: str) -> None:
@@ -1559,11 +1571,10 @@ def test_X06_ping_and_quit_inside_edit(xb: Start) -> None:
 
 
 @pytest.mark.parametrize("console_first", [False, True], ids=["--xboard", "console-then-xboard"])
-def test_X07_bytes_that_are_not_utf8(xb: Start, console_first: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_X07_bytes_that_are_not_utf8(xb: Start, console_first: bool) -> None:
     """A GUI may send Latin-1 (an ICS opponent's name): with a strict UTF-8 stdin (a UTF-8 locale,
     simulated with PYTHONIOENCODING) the engine must not go deaf."""
-    monkeypatch.setenv("PYTHONIOENCODING", "utf-8")
-    engine = XBoardEngine(engine_command()[:1] if console_first else None)
+    engine = XBoardEngine(engine_command()[:1] if console_first else None, env={"PYTHONIOENCODING": "utf-8"})
     try:
         engine.init()
         engine.write_raw("name M\u00fcller\n".encode("latin-1") + b"\xff\xfe\xc3\n")
@@ -1610,6 +1621,68 @@ def test_X10_fen_with_absurd_counters(xb: Start, counters: str) -> None:
     line = engine.read(1.0)
     assert line is not None and line.text.startswith("tellusererror"), line
     engine.sync(1)
+
+
+# -- Running the cases side by side ----------------------------------------------------------------
+# Most of a case's time is waiting (QUIET windows, `st` searches on one core), so the selected
+# cases run JOBS at a time in threads when the module starts; each pytest test then reports its
+# case's outcome. PONDEROSA_XBOARD_JOBS=1 runs every case inside its own test instead.
+
+JOBS = int(os.environ.get("PONDEROSA_XBOARD_JOBS", "3"))
+LONGEST_FIRST = ("T54", "T101", "T107", "T35", "T76", "T37", "T33", "T99", "T85", "T47")
+
+
+def run_case(case: Callable[..., None], params: dict[str, object]) -> BaseException | None:
+    engines = Engines()
+    try:
+        case(engines, **params)
+        engines.finish()
+    except BaseException as error:   # pytest's skip/fail outcomes are BaseExceptions too
+        try:
+            engines.finish()
+        except BaseException:
+            pass
+        return error
+    return None
+
+
+@pytest.fixture(scope="module")
+def case_outcomes(request: pytest.FixtureRequest) -> dict[str, BaseException | None]:
+    items = [item for item in request.session.items
+             if getattr(item, "module", None) is sys.modules[__name__] and hasattr(item.obj, "case")
+             and item.get_closest_marker("skip") is None]
+    items.sort(key=lambda item: not item.name.startswith(LONGEST_FIRST))
+    with ThreadPoolExecutor(max_workers=max(1, JOBS)) as pool:
+        futures = {item.nodeid: pool.submit(run_case, item.obj.case, dict(getattr(item, "callspec", None).params
+                                                                          if hasattr(item, "callspec") else {}))
+                   for item in items}
+        return {nodeid: future.result() for nodeid, future in futures.items()}
+
+
+def reported(case: Callable[..., None]) -> Callable[..., None]:
+    """The pytest test for a case: its outcome from the side-by-side run (or, with JOBS=1, the
+    case itself, run now)."""
+    parameters = [p for name, p in inspect.signature(case).parameters.items() if name != "xb"]
+
+    def test(request: pytest.FixtureRequest, **params: object) -> None:
+        if JOBS <= 1:
+            error = run_case(case, params)
+        else:
+            error = request.getfixturevalue("case_outcomes")[request.node.nodeid]
+        if error is not None:
+            raise error
+
+    test.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD), *parameters])
+    test.__name__, test.__qualname__, test.__doc__ = case.__name__, case.__qualname__, case.__doc__
+    test.pytestmark = getattr(case, "pytestmark", [])  # type: ignore[attr-defined]
+    test.case = case  # type: ignore[attr-defined]
+    return test
+
+
+for _name, _case in list(globals().items()):
+    if _name.startswith("test_") and callable(_case) and "xb" in inspect.signature(_case).parameters:
+        globals()[_name] = reported(_case)
 
 
 def test_case_list_is_complete() -> None:

@@ -88,10 +88,11 @@ class Features:
 class XBoardEngine:
     """One engine process driven over pipes; `transcript` holds both directions."""
 
-    def __init__(self, command: list[str] | None = None, cwd: str | None = None) -> None:
+    def __init__(self, command: list[str] | None = None, cwd: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.command = command or engine_command()
         self.started = time.monotonic()
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
         self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, bufsize=0, cwd=cwd, env=env)
         self.lines: queue.Queue[Line | None] = queue.Queue()
@@ -374,21 +375,21 @@ class XBoardEngine:
 # A spare process, started while the previous test runs, spares each test the program's
 # start-up (about 0.2 s of Python imports); it is still a fresh process per test.
 _spares: list[XBoardEngine] = []
+_spares_lock = threading.Lock()
 
 
 def fresh_engine() -> XBoardEngine:
     """A new, unused engine process (the spare if there is one), and a new spare behind it."""
     engine = None
-    while _spares and engine is None:
-        candidate = _spares.pop()
-        if candidate.alive():
-            engine = candidate
-        else:
-            candidate.close()
-    if engine is None:
-        engine = XBoardEngine()
-    _spares.append(XBoardEngine())
-    return engine
+    with _spares_lock:
+        while _spares and engine is None:
+            candidate = _spares.pop()
+            if candidate.alive():
+                engine = candidate
+            else:
+                candidate.close()
+        _spares.append(XBoardEngine())
+    return engine if engine is not None else XBoardEngine()
 
 
 @atexit.register
