@@ -40,3 +40,10 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     soft = max(0.01, (left - 0.1) / togo + control.increment_seconds * 0.8)
     hard = max(0.01, min(soft * 4, left * 0.5 + control.increment_seconds * 0.5))
     return TimeBudget(min(soft, hard), hard)
+
+
+def parse_crafty_time(text: str) -> TimeControl:
+    parts = text.replace(";", "").split("/")
+    if parts[0] == "sd":
+        return TimeControl(0, float(parts[1]) * 60, float(parts[2]) if len(parts) > 2 else 0.0)
+    return TimeControl(int(parts[0]), float(parts[1]) * 60, 0.0)
