@@ -13,9 +13,8 @@ How a budget is made (`allocate`):
   for every move to go, unless the increment pays for them;
 - soft = spendable clock / moves to go + the increment left after that allowance;
 - hard = 4x soft in conventional controls, 3x in sudden death and incremental ones (the soft
-  limit before `usage` and pondering raise it), never more than half the clock, never more
-  than the clock minus a safety margin (`safety_margin`) minus the operator's time, and never
-  so much that the other moves of the horizon lose their latency allowance;
+  limit before `usage` and pondering raise it), never more than half the clock and never more
+  than the clock minus a safety margin (`safety_margin`) minus the operator's time;
 - both are at least `MIN_BUDGET`, and soft never exceeds hard.
 """
 from __future__ import annotations
@@ -191,6 +190,8 @@ def parse_crafty_time(text: str) -> TimeControl:
         raise ValueError(f"time {fields[0]} chooses the kind of clock, it is not a time control")
     if len(fields) not in (2, 3, 4, 5):
         raise ValueError(f"time: expected nmoves/ntime[/nmoves/ntime][/increment], got {text.strip()!r}")
+    if len(fields) == 3 and fields[2].lower() == "sd":
+        raise ValueError(f"time: the second control needs its time too (e.g. 60/30/sd/30), got {text.strip()!r}")
     increment = _number(fields[-1], "increment (seconds)", "time") if len(fields) in (3, 5) else 0.0
     first_moves = _crafty_moves(fields[0])
     first_seconds = _number(fields[1], "time (minutes)", "time") * 60
@@ -295,7 +296,7 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     # Each move costs latency and operator time; the increment pays for it if it can, else the clock does.
     per_move_cost = MOVE_OVERHEAD + operator_seconds
     increment_left = session.increment_seconds - per_move_cost
-    spendable = clock - safety - operator_seconds - horizon * max(0.0, -increment_left)
+    spendable = clock - safety - horizon * max(0.0, -increment_left)
     soft = max(0.0, spendable) / horizon + max(0.0, increment_left)
     if conventional:
         # Crafty caps the target at 3x the session's average, so saved time is spread, not dumped.
@@ -313,8 +314,7 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     # as safe as the plain allocation (Crafty too sets its absolute limit before `usage`).
     ratio = HARD_RATIO_CONVENTIONAL if conventional else HARD_RATIO_SUDDEN_DEATH
     usable = clock - operator_seconds
-    others_reserve = (horizon - 1) * max(0.0, per_move_cost + MIN_BUDGET - session.increment_seconds)
-    ceiling = min(HARD_CLOCK_SHARE * usable, usable - safety - others_reserve)
+    ceiling = min(HARD_CLOCK_SHARE * usable, usable - safety)
     hard = max(MIN_BUDGET, min(ratio * min(plain, soft), ceiling))
     soft = max(MIN_BUDGET, min(soft, hard))
     return TimeBudget(soft_seconds=soft, hard_seconds=hard)
