@@ -607,12 +607,14 @@ cdef class Search:
         self.s.ext_passed_push = ONE_PLY // 2
         self.s.ext_mate = 0
 
-    def set_position(self, Board board) -> int:
-        """Take a copy of the board (with its history, for repetitions); returns the root move count."""
+    def set_position(self, Board board, excluded=()) -> int:
+        """Take a copy of the board (with its history, for repetitions); returns the root move count.
+
+        Root moves named (UCI) in `excluded` are not searched (XBoard's exclude/include)."""
         cdef Position* pos = &self.s.pos
         cdef Move moves[MAX_MOVES]
         cdef int scores[MAX_MOVES]
-        cdef int n, i, keep, drop
+        cdef int n, i, keep, drop, count
         memcpy(pos, board.pos, sizeof(Position))
         if pos.ply + MAX_PLY + 8 >= MAX_STATES:
             # Keep only the recent history the repetition scan can reach.
@@ -627,22 +629,32 @@ cdef class Search:
         n = generate_legal(pos, moves)
         memset(scores, 0, sizeof(scores))
         score_moves(self.s, moves, scores, n, 0, 0)
+        count = 0
         for i in range(n):
             pick_next(pos, moves, scores, i, n)
-            self.s.root_moves[i].move = moves[i]
-            self.s.root_moves[i].score = -INFINITE
-            self.s.root_moves[i].nodes = 0
-        self.s.root_count = n
+            if excluded and move_to_uci(moves[i]) in excluded:
+                continue
+            self.s.root_moves[count].move = moves[i]
+            self.s.root_moves[count].score = -INFINITE
+            self.s.root_moves[count].nodes = 0
+            count += 1
+        self.s.root_count = count
         self.s.nodes = 0
         self.s.seldepth = 0
         self.s.pv_length[0] = 0
-        return n
+        return count
 
     def set_limits(self, node_limit: int = 0, deadline_ns: int = 0) -> None:
-        """Node limit and CLOCK_MONOTONIC deadline (time.monotonic_ns()), 0 for none; clears a stop."""
+        """Node limit and CLOCK_MONOTONIC deadline (time.monotonic_ns()), 0 for none.
+
+        A stop requested before this call still stops the next search (see clear_stop)."""
         self.s.node_limit = node_limit
         self.s.deadline_ns = deadline_ns
         self.s.stopped = False
+
+    def clear_stop(self) -> None:
+        """Forget an earlier stop request; call before starting a search, not inside it,
+        so that a stop sent while a search thread is starting is never lost."""
         PONDEROSA_ATOMIC_STORE(&self.s.stop_request, 0)
 
     def set_deadline(self, deadline_ns: int) -> None:

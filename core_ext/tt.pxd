@@ -38,3 +38,5 @@ cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eva
 cdef class TranspositionTable:
     cdef TTable table
     cdef size_t size_bytes
+    cdef void* mapping         # the whole anonymous mapping (table plus alignment slack)
+    cdef size_t mapping_bytes

@@ -4,15 +4,14 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memset
 
-cdef extern from "<stdlib.h>" nogil:
-    int posix_memalign(void** memptr, size_t alignment, size_t size)
-
 cdef extern from "<sys/mman.h>" nogil:
+    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
+    int munmap(void* addr, size_t length)
     int madvise(void* addr, size_t length, int advice)
-    int MADV_HUGEPAGE
+    void* MAP_FAILED
+    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MADV_HUGEPAGE
 
 cdef size_t HUGE_PAGE = 2 * 1024 * 1024
-
 
 
 cdef TTEntry* tt_probe(TTable* tt, uint64_t key) noexcept nogil:
@@ -66,40 +65,50 @@ cdef class TranspositionTable:
         self.table.bucket_mask = 0
         self.table.generation = 0
         self.size_bytes = 0
+        self.mapping = NULL
+        self.mapping_bytes = 0
 
     def __init__(self, size_bytes: int = 64 * 1024 * 1024):
         self.resize(size_bytes)
 
     def __dealloc__(self):
-        free(self.table.entries)
+        if self.mapping is not NULL:
+            munmap(self.mapping, self.mapping_bytes)
 
     def resize(self, size_bytes: int) -> None:
-        """Largest power-of-two number of buckets that fits in size_bytes (at least one)."""
+        """Largest power-of-two number of buckets that fits in size_bytes (at least one).
+
+        The memory is an anonymous mapping: the kernel hands out zeroed pages only as they are
+        first touched, so even a 1 GB table costs nothing at start-up. It is aligned to 2 MB
+        and offered huge pages, which spare the TLB misses of probing a large table."""
         cdef uint64_t buckets = 1
         cdef size_t bucket_bytes = sizeof(TTEntry) * BUCKET_SIZE
-        cdef TTEntry* entries
-        cdef size_t total
-        cdef void* memory = NULL
+        cdef size_t total, mapped
+        cdef void* memory
+        cdef char* aligned
         if size_bytes < bucket_bytes:
             raise ValueError(f"hash size {size_bytes} is smaller than one bucket ({bucket_bytes} bytes)")
         while buckets * 2 * bucket_bytes <= <uint64_t>size_bytes:
             buckets *= 2
-        # Buckets are one cache line; 2 MB alignment and huge pages spare the TLB misses
-        # that otherwise make a probe of a large table the slowest step of a node.
         total = buckets * bucket_bytes
-        if posix_memalign(&memory, HUGE_PAGE if total >= HUGE_PAGE else 64, total) != 0:
+        mapped = total + HUGE_PAGE
+        memory = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        if memory == MAP_FAILED:
             raise MemoryError(f"cannot allocate a {size_bytes}-byte hash table")
-        if total >= HUGE_PAGE:
-            madvise(memory, total, MADV_HUGEPAGE)   # advice only: failure is harmless
-        memset(memory, 0, total)
-        entries = <TTEntry*>memory
-        free(self.table.entries)
-        self.table.entries = entries
+        aligned = <char*>memory + ((HUGE_PAGE - (<size_t>memory % HUGE_PAGE)) % HUGE_PAGE)
+        madvise(aligned, total, MADV_HUGEPAGE)   # advice only: failure is harmless
+        if self.mapping is not NULL:
+            munmap(self.mapping, self.mapping_bytes)
+        self.mapping = memory
+        self.mapping_bytes = mapped
+        self.table.entries = <TTEntry*>aligned
         self.table.bucket_mask = buckets - 1
-        self.size_bytes = buckets * bucket_bytes
+        self.size_bytes = total
 
     def clear(self) -> None:
-        memset(self.table.entries, 0, (self.table.bucket_mask + 1) * BUCKET_SIZE * sizeof(TTEntry))
+        """Empty the table. It is written over rather than handed back to the kernel: faulting
+        pages in again during the next search would cost that search its speed."""
+        memset(self.table.entries, 0, self.size_bytes)
         self.table.generation = 0
 
     def new_search(self) -> None:

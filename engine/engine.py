@@ -15,6 +15,7 @@ from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
 from ponderosa.engine.fen import validate_fen
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
+from ponderosa.engine.worker import SearchWorker
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
@@ -81,10 +82,12 @@ class Engine:
     """Game state and the services on it; the protocol layers call these and format the results."""
 
     def __init__(self) -> None:
-        self.board = Board(START_FEN)
+        self.board = Board(START_FEN)        # the core's position, searched
+        self.game = chess.Board()            # the same game as a record: SAN, claims, PGN
         self.tt = TranspositionTable(DEFAULT_HASH_BYTES)
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.searcher = Searcher(self.tt, self.evaluator)
+        self.worker = SearchWorker(self.searcher)
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
@@ -92,13 +95,33 @@ class Engine:
     # -- position -------------------------------------------------------------
 
     def new_game(self) -> None:
+        self.worker.stop()
         self.board = Board(START_FEN)
+        self.game = chess.Board()
         self.tt.clear()
         self.searcher.core.clear()
 
     def set_position(self, fen: str) -> None:
         """Set up a position from a FEN; raises FenError (and keeps the old position) if it is bad."""
-        self.board = Board(validate_fen(fen))
+        checked = validate_fen(fen)
+        self.board = Board(checked)
+        self.game = chess.Board(checked)
+
+    def set_pieces(self, pieces: dict[int, str], white_to_move: bool) -> None:
+        """Set up a position from pieces on squares (XBoard's edit mode): castling allowed where
+        king and rook stand on their home squares, no e.p., move counters reset."""
+        board = chess.Board(None)
+        for square, letter in pieces.items():
+            board.set_piece_at(square, chess.Piece.from_symbol(letter))
+        board.turn = chess.WHITE if white_to_move else chess.BLACK
+        rights = ""
+        for letter, king, rook in (("K", "e1", "h1"), ("Q", "e1", "a1"), ("k", "e8", "h8"), ("q", "e8", "a8")):
+            colour = chess.WHITE if letter.isupper() else chess.BLACK
+            if board.piece_at(chess.parse_square(king)) == chess.Piece(chess.KING, colour) \
+                    and board.piece_at(chess.parse_square(rook)) == chess.Piece(chess.ROOK, colour):
+                rights += letter
+        board.set_castling_fen(rights or "-")
+        self.set_position(board.fen())
 
     def fen(self) -> str:
         return self.board.fen()
@@ -119,30 +142,58 @@ class Engine:
         return self.board.legal_moves()
 
     def parse_move(self, text: str) -> str:
-        """A move in SAN (Nf3, O-O, e8=Q) or coordinates (g1f3, e7e8q) as UCI; raises IllegalMoveError."""
+        """A move in coordinates (g1f3, e7e8q, also e7e8Q and a7a8=Q) or SAN (Nf3, O-O, e8=Q)
+        as UCI; raises IllegalMoveError."""
         text = text.strip()
+        coordinate = text.replace("=", "").lower()
         legal = self.board.legal_moves()
-        if text.lower() in legal:
-            return text.lower()
+        if coordinate in legal:
+            return coordinate
         try:
-            return chess.Board(self.board.fen()).parse_san(text.replace("0-0-0", "O-O-O").replace("0-0", "O-O")).uci()
+            return self.game.parse_san(text.replace("0-0-0", "O-O-O").replace("0-0", "O-O")).uci()
         except ValueError:
             raise IllegalMoveError(text) from None
 
     def make_move(self, text: str) -> str:
         """Play a move given in SAN or coordinates; returns it in SAN."""
         uci = self.parse_move(text)
-        san = self.san(uci)
+        move = chess.Move.from_uci(uci)
+        san = self.game.san(move)
         self.board.push_uci(uci)
+        self.game.push(move)
         return san
 
     def undo(self) -> str:
         """Take back the last move; raises IndexError when there is none."""
+        if not self.game.move_stack:
+            raise IndexError("no move to take back")
+        self.game.pop()
         return self.board.pop()
+
+    def history(self) -> list[str]:
+        """The moves of the game so far, in SAN."""
+        return chess.Board(self.game.root().fen()).variation_san(self.game.move_stack).split() \
+            if self.game.move_stack else []
+
+    def outcome(self) -> tuple[str, str] | None:
+        """(result, reason) when the game is over by rule, including claimable draws, else None."""
+        outcome = self.game.outcome(claim_draw=True)
+        if outcome is None:
+            return None
+        reasons = {
+            chess.Termination.CHECKMATE: "White mates" if outcome.winner else "Black mates",
+            chess.Termination.STALEMATE: "Stalemate",
+            chess.Termination.INSUFFICIENT_MATERIAL: "Insufficient material",
+            chess.Termination.FIFTY_MOVES: "Draw by fifty-move rule",
+            chess.Termination.THREEFOLD_REPETITION: "Draw by repetition",
+            chess.Termination.SEVENTYFIVE_MOVES: "Draw by seventy-five-move rule",
+            chess.Termination.FIVEFOLD_REPETITION: "Draw by repetition",
+        }
+        return outcome.result(), reasons.get(outcome.termination, "Game over")
 
     def san(self, uci: str) -> str:
         """A legal move of the current position in standard algebraic notation."""
-        return chess.Board(self.board.fen()).san(chess.Move.from_uci(uci))
+        return self.game.san(chess.Move.from_uci(uci))
 
     def san_line(self, pv: list[str]) -> str:
         """A line of UCI moves from the current position in SAN with move numbers (1. e4 e5 2. Nf3)."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -74,28 +75,52 @@ class Searcher:
     def __init__(self, tt: TranspositionTable, evaluator: Evaluator) -> None:
         self.core = Search(tt, evaluator)
         self.tt = tt
+        self._start_ns = 0
+        self._soft_deadline_ns = 0     # 0: no soft limit
+        self._open_ended = False       # analysis or pondering: no early exits
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
         self.core.stop()
 
+    def set_time_budget(self, soft_seconds: float, hard_seconds: float) -> None:
+        """Give a running open-ended search (a ponder search after a ponder hit) a time budget.
+
+        Both limits count from the start of the search, so the time spent pondering counts as
+        time already used; a search already past its soft limit stops at once."""
+        now = time.monotonic_ns()
+        self._soft_deadline_ns = self._start_ns + int(soft_seconds * 1e9)
+        hard = self._start_ns + int(hard_seconds * 1e9)
+        self._open_ended = False
+        self.core.set_deadline(hard)
+        if now >= self._soft_deadline_ns or now >= hard:
+            self.core.stop()
+
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
-            should_continue: Callable[[int, str], bool] | None = None) -> SearchResult:
+            should_continue: Callable[[int, str], bool] | None = None,
+            excluded: Collection[str] = (), clear_stop: bool = True) -> SearchResult:
         """Search until a limit is reached or stop() is called.
 
         should_continue(depth, best_move) is asked after each iteration (test suites use it
-        for early exit)."""
+        for early exit); root moves in `excluded` are not searched. A caller that starts the
+        search on another thread clears the stop flag itself first and passes clear_stop=False."""
+        if clear_stop:
+            self.core.clear_stop()
         start = time.monotonic_ns()
-        moves = self.core.set_position(board)
+        self._start_ns = start
+        moves = self.core.set_position(board, excluded)
         if moves == 0:
             return SearchResult(None, 0, 0, 0, 0.0)
         deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
+        self._soft_deadline_ns = start + int(limits.soft_seconds * 1e9) if limits.soft_seconds is not None else 0
+        self._open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
         self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline)
         self.tt.new_search()
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
         score = 0
+        fixed_time = limits.soft_seconds is not None and limits.soft_seconds == limits.hard_seconds
 
         def elapsed() -> float:
             return (time.monotonic_ns() - start) / 1e9
@@ -135,14 +160,15 @@ class Searcher:
             score = value
             result = SearchResult(self.core.best_move(), score, depth, self.core.nodes, elapsed(), self.core.pv())
             report(depth, score, "exact")
-            if moves == 1 and limits.depth is None and limits.soft_seconds is not None:
+            if self._open_ended:
+                continue
+            if moves == 1 and limits.depth is None and self._soft_deadline_ns:
                 break  # a forced move needs no thought when playing on a clock
-            if limits.soft_seconds is not None and limits.soft_seconds != limits.hard_seconds \
-                    and elapsed() >= limits.soft_seconds:
+            if self._soft_deadline_ns and not fixed_time and time.monotonic_ns() >= self._soft_deadline_ns:
                 break
             mate = mate_distance(score)
             if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \
-                    and (limits.soft_seconds is not None or limits.nodes is not None):
+                    and (self._soft_deadline_ns or limits.nodes is not None):
                 break  # a proven mate will not change with more depth
             if should_continue is not None and not should_continue(depth, result.best_move or ""):
                 break

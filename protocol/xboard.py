@@ -1,0 +1,698 @@
+"""XBoard/WinBoard protocol version 2 (CECP): translates the GUI's commands into engine calls
+and the engine's reports into protocol lines. See ../shared/PROTOCOL.md."""
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+import chess
+
+from ponderosa.engine.clock import TimeControl, allocate, parse_level, parse_st
+from ponderosa.engine.engine import Engine, IllegalMoveError
+from ponderosa.engine.fen import FenError
+from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
+
+log = logging.getLogger("ponderosa.xboard")
+
+ENGINE_NAME = "Ponderosa 0.1.0"
+MOVE_LIKE = re.compile(r"^([a-h][1-8][a-h][1-8](=?[qrbnQRBN])?|[KQRBNP]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBN])?[+#]?"
+                       r"|[O0]-[O0](-[O0])?[+#]?)$")
+# Engine options offered to the GUI: name -> (feature text, setter).
+SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructure": "pscale",
+                 "PassedPawns": "ppscale", "BlockedPawns": "bscale", "Asymmetry": "asymmetry"}
+RESIGN_CONFIRMATIONS = 3        # searches in a row below the resign threshold
+
+
+@dataclass
+class ActiveSearch:
+    serial: int
+    kind: str                   # "think", "ponder" or "analyze"
+    ponder_move: str | None = None
+    started: float = 0.0
+
+
+class Output:
+    """One locked writer: whole lines, flushed at once, each one logged."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.lock = threading.Lock()
+
+    def line(self, text: str) -> None:
+        with self.lock:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        log.debug("> %s", text)
+
+
+class XBoardSession:
+    """The state machine of PROTOCOL.md §2 over an Engine."""
+
+    def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
+        self.engine = engine
+        self.out = Output(out)
+        self.events: queue.Queue = queue.Queue()
+        self.running = True
+        self.engine_side: bool | None = chess.BLACK   # None = force mode
+        self.analyzing = False
+        self.post = True
+        self.ponder_enabled = True
+        self.control = TimeControl()
+        self.own_seconds: float | None = None
+        self.opponent_seconds: float | None = None
+        self.moves_played = 0
+        self.depth_limit: int | None = None
+        self.node_rate: int | None = None
+        self.excluded: set[str] = set()
+        self.pending_pings: list[str] = []
+        self.active: ActiveSearch | None = None
+        self.ponder_result: SearchResult | None = None
+        self.paused_kind: str | None = None
+        self.invalid_position = False
+        self.editing: dict | None = None
+        self.draw_offered = False
+        self.last_scores: list[int] = []
+        self.last_report: Thinking | None = None
+        self.resign_pawns = 0
+        self.usage_percent = 0
+        self.operator_seconds = 0.0
+        self.pending_hash_mb: int | None = None
+        self.opponent_name = ""
+        self.ratings = (0, 0)
+        self.opponent_is_computer = False
+        self.cores = 1
+
+    # -- the loop ---------------------------------------------------------------
+
+    def run(self, stream: TextIO) -> None:
+        """Read commands from stream on a thread of its own and execute them in order."""
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)   # xboard may send SIGINT; features say so
+        except ValueError:
+            pass   # not in the main thread (tests)
+        threading.Thread(target=self._read, args=(stream,), name="xboard-input", daemon=True).start()
+        while self.running:
+            kind, *payload = self.events.get()
+            try:
+                if kind == "line":
+                    self.handle(payload[0])
+                elif kind == "done":
+                    self._search_finished(payload[0], payload[1])
+                elif kind == "eof":
+                    self.quit()
+            except Exception:   # a bug must never end a game: log it and keep playing
+                log.exception("error while handling %r", payload)
+        self.engine.worker.stop()
+
+    def _read(self, stream: TextIO) -> None:
+        for raw in stream:
+            self.events.put(("line", raw))
+        self.events.put(("eof",))
+
+    def handle(self, raw: str) -> None:
+        line = raw.strip()
+        log.debug("< %s", line)
+        if not line:
+            return
+        if self.editing is not None:
+            self._edit_line(line)
+            return
+        word, _, rest = line.partition(" ")
+        handler = COMMANDS.get(word)
+        if handler is not None:
+            handler(self, rest.strip())
+        elif MOVE_LIKE.match(word) and not rest:
+            self.user_move(word)
+        else:
+            self.out.line(f"Error (unknown command): {word}")
+
+    # -- searches ---------------------------------------------------------------
+
+    def _start(self, kind: str, limits: SearchLimits, ponder_move: str | None = None) -> None:
+        board = self.engine.board
+        if ponder_move is not None:
+            board = board.copy()
+            board.push_uci(ponder_move)
+        started = time.monotonic()
+
+        def thinking(report: Thinking) -> None:
+            self._show_thinking(report, ponder_move)
+
+        def finished(serial: int, result: SearchResult) -> None:
+            self.events.put(("done", serial, result))
+
+        excluded = self.excluded if kind != "ponder" else set()
+        self.ponder_result = None
+        serial = self.engine.worker.start(board, limits, thinking, finished, excluded)
+        self.active = ActiveSearch(serial, kind, ponder_move, started)
+
+    def _abandon(self) -> None:
+        """Stop any search; its result will be ignored."""
+        self.active = None
+        self.engine.worker.stop()
+        self.ponder_result = None
+        self._apply_deferred_settings()
+
+    def _time_budget(self):
+        return allocate(self.control, self.own_seconds, self.opponent_seconds, self.moves_played,
+                        usage_percent=self.usage_percent, operator_seconds=self.operator_seconds,
+                        pondering=self.ponder_enabled)
+
+    def _think_limits(self) -> SearchLimits:
+        budget = self._time_budget()
+        if self.node_rate:
+            # `nps`: the clock is counted in nodes.
+            return SearchLimits(depth=self.depth_limit, nodes=max(1, int(budget.hard_seconds * self.node_rate)))
+        return SearchLimits(depth=self.depth_limit, soft_seconds=budget.soft_seconds,
+                            hard_seconds=budget.hard_seconds)
+
+    def start_thinking(self) -> None:
+        """The engine is on move: claim a finished game, or search and later play a move."""
+        if self.invalid_position:
+            return
+        outcome = self.engine.outcome()
+        if outcome is not None or not self.engine.legal_moves():
+            self._claim(outcome)
+            return
+        self._start("think", self._think_limits())
+
+    def start_pondering(self, expected: str | None) -> None:
+        if not (self.ponder_enabled and expected and self.engine_side is not None):
+            return
+        if expected not in self.engine.legal_moves() or self.engine.outcome() is not None:
+            return
+        self._start("ponder", SearchLimits(depth=self.depth_limit), ponder_move=expected)
+
+    def start_analysis(self) -> None:
+        if self.invalid_position or not self.engine.legal_moves():
+            return
+        self._start("analyze", SearchLimits())
+
+    def _search_finished(self, serial: int, result: SearchResult) -> None:
+        active = self.active
+        if active is None or active.serial != serial:
+            return   # a search that was abandoned
+        if active.kind == "ponder":
+            self.ponder_result = result   # kept for a ponder hit
+            return
+        if active.kind == "analyze":
+            return
+        self.active = None
+        self._apply_deferred_settings()
+        self._play(result)
+
+    def _play(self, result: SearchResult) -> None:
+        """Send the engine's move (or resign), then claims, pongs, and start pondering."""
+        if result.best_move is None:
+            self._claim(self.engine.outcome())
+            self._flush_pings()
+            return
+        self.last_scores = (self.last_scores + [result.score])[-RESIGN_CONFIRMATIONS:]
+        if self._should_resign():
+            self.out.line("resign")
+            self.engine_side = None
+            self._flush_pings()
+            return
+        if self.draw_offered and self._accepts_draw(result.score):
+            self.out.line("offer draw")
+        self.draw_offered = False
+        self.engine.make_move(result.best_move)
+        self.moves_played += 1
+        self.out.line(f"move {result.best_move}")
+        outcome = self.engine.outcome()
+        if outcome is not None:
+            self._claim(outcome)
+        self._flush_pings()
+        if outcome is None:
+            self.start_pondering(result.ponder_move)
+
+    def _claim(self, outcome: tuple[str, str] | None) -> None:
+        if outcome is not None:
+            self.out.line(f"{outcome[0]} {{{outcome[1]}}}")
+
+    def _flush_pings(self) -> None:
+        for number in self.pending_pings:
+            self.out.line(f"pong {number}")
+        self.pending_pings.clear()
+
+    def _should_resign(self) -> bool:
+        limit = -100 * self.resign_pawns
+        return (self.resign_pawns > 0 and len(self.last_scores) == RESIGN_CONFIRMATIONS
+                and all(score <= limit for score in self.last_scores))
+
+    def _accepts_draw(self, score: int) -> bool:
+        """Take a draw when the position is dead drawn or the engine stands worse than a draw."""
+        return self.engine.game.is_insufficient_material() or score <= self.engine.draw_score - 25
+
+    def _show_thinking(self, report: Thinking, ponder_move: str | None) -> None:
+        self.last_report = report
+        if not self.post or report.bound != "exact":
+            return
+        mate = mate_distance(report.score)
+        score = report.score if mate is None else (100000 + mate if mate > 0 else -100000 + mate)
+        pv = ([ponder_move] if ponder_move else []) + report.pv
+        self.out.line(f"{report.depth} {score} {int(report.seconds * 100)} {report.nodes} {self._pv_text(pv)}")
+
+    def _pv_text(self, pv: list[str]) -> str:
+        board = self.engine.game.copy(stack=False)
+        words = []
+        for uci in pv:
+            move = chess.Move.from_uci(uci)
+            if move not in board.legal_moves:
+                break
+            words.append(board.san(move))
+            board.push(move)
+        return " ".join(words)
+
+    # -- moves from the GUI -----------------------------------------------------
+
+    def user_move(self, text: str) -> None:
+        if self.invalid_position:
+            self.out.line(f"Illegal move: {text}")
+            return
+        try:
+            uci = self.engine.parse_move(text)
+        except IllegalMoveError:
+            self.out.line(f"Illegal move: {text}")
+            return
+        active = self.active
+        if active is not None and active.kind == "ponder":
+            if uci == active.ponder_move:
+                self._ponder_hit(uci)
+                return
+            self._abandon()
+        elif active is not None:
+            self._abandon()
+        self.engine.make_move(uci)
+        self.excluded.clear()
+        if self.analyzing:
+            self.start_analysis()
+        elif self.engine_side is not None and self.engine_side == self.engine.game.turn:
+            self.start_thinking()
+
+    def _ponder_hit(self, uci: str) -> None:
+        """The opponent played the expected move: the ponder search becomes the real search."""
+        self.engine.make_move(uci)
+        self.excluded.clear()
+        assert self.active is not None
+        self.active.kind = "think"
+        self.active.ponder_move = None
+        if self.ponder_result is not None:
+            # The ponder search already ended (a forced line or depth limit): play its move.
+            result, self.ponder_result = self.ponder_result, None
+            self.active = None
+            self._play(result)
+            return
+        budget = self._time_budget()
+        if self.node_rate:
+            self.engine.worker.set_time_budget(0.0, 0.0)   # node clock: play what pondering found
+            return
+        # The budget counts from the start of pondering: time already spent thinking on the
+        # expected move is spent, and a long ponder makes an instant reply.
+        self.engine.worker.set_time_budget(budget.soft_seconds, budget.hard_seconds)
+
+    # -- edit mode --------------------------------------------------------------
+
+    def _edit_line(self, line: str) -> None:
+        state = self.editing
+        assert state is not None
+        if line == ".":
+            self.editing = None
+            try:
+                self.engine.set_pieces(state["pieces"], self.engine.game.turn == chess.WHITE)
+                self.invalid_position = False
+            except (FenError, ValueError):
+                self.invalid_position = True
+                self.out.line("tellusererror Illegal position")
+            self.excluded.clear()
+            if self.analyzing:
+                self.start_analysis()
+        elif line == "#":
+            state["pieces"].clear()
+        elif line == "c":
+            state["white"] = not state["white"]
+        elif re.match(r"^[PNBRQKX][a-h][1-8]$", line, re.IGNORECASE):
+            square = chess.parse_square(line[1:3])
+            if line[0] in "xX":
+                state["pieces"].pop(square, None)
+            else:
+                state["pieces"][square] = line[0].upper() if state["white"] else line[0].lower()
+        else:
+            self.out.line(f"Error (bad edit command): {line}")
+
+    # -- commands ---------------------------------------------------------------
+
+    def cmd_protover(self, args: str) -> None:
+        options = [
+            'option="Hash -spin 64 1 4096"', 'option="Ponder -check 1"', 'option="OwnBook -check 1"',
+            'option="Contempt -spin 0 -500 500"', 'option="Threads -spin 1 1 1"', 'option="Log -check 0"',
+            'option="Resign -spin 0 0 50"',
+        ] + [f'option="{name} -spin {0 if name == "Asymmetry" else 100} '
+             f'{-100 if name == "Asymmetry" else 0} {500 if name == "Asymmetry" else 1000}"' for name in SCALE_OPTIONS]
+        self.out.line(f'feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=1 sigint=0 '
+                      f'sigterm=0 reuse=1 analyze=1 myname="{ENGINE_NAME}" variants="normal" colors=0 ics=1 '
+                      f'name=1 pause=1 nps=1 debug=1 memory=1 smp=1 exclude=1 setscore=0')
+        for option in options:
+            self.out.line(f"feature {option}")
+        self.out.line("feature done=1")
+
+    def cmd_new(self, args: str) -> None:
+        self._abandon()
+        self.engine.new_game()
+        self.engine_side = chess.BLACK
+        self.depth_limit = None
+        self.node_rate = None
+        self.moves_played = 0
+        self.excluded.clear()
+        self.invalid_position = False
+        self.draw_offered = False
+        self.last_scores = []
+        self.own_seconds = self.opponent_seconds = None
+        if self.analyzing:
+            self.start_analysis()
+
+    def cmd_variant(self, args: str) -> None:
+        if args.strip() not in ("normal", "standard"):
+            self.out.line(f"Error (command not legal now): variant {args}")
+
+    def cmd_force(self, args: str) -> None:
+        self._abandon()
+        self.engine_side = None
+
+    def cmd_go(self, args: str) -> None:
+        if self.active is not None and self.active.kind == "think":
+            return   # already thinking: a second `go` must not make a second move
+        self._abandon()
+        self.analyzing = False
+        self.engine_side = self.engine.game.turn
+        self.start_thinking()
+
+    def cmd_playother(self, args: str) -> None:
+        self._abandon()
+        self.engine_side = not self.engine.game.turn
+
+    def _set_side_to_move(self, white: bool) -> None:
+        if self.engine.game.turn != white:
+            board = self.engine.game.copy(stack=False)
+            board.turn = white
+            board.ep_square = None
+            try:
+                self.engine.set_position(board.fen())
+            except FenError:
+                self.invalid_position = True
+
+    def cmd_white(self, args: str) -> None:
+        self._abandon()
+        self._set_side_to_move(chess.WHITE)
+        self.engine_side = chess.BLACK
+
+    def cmd_black(self, args: str) -> None:
+        self._abandon()
+        self._set_side_to_move(chess.BLACK)
+        self.engine_side = chess.WHITE
+
+    def cmd_level(self, args: str) -> None:
+        try:
+            self.control = parse_level(args)
+        except ValueError as error:
+            self.out.line(f"Error (bad level: {error}): level {args}")
+
+    def cmd_st(self, args: str) -> None:
+        try:
+            self.control = parse_st(args)
+        except ValueError as error:
+            self.out.line(f"Error (bad time: {error}): st {args}")
+
+    def cmd_sd(self, args: str) -> None:
+        if args.isdigit() and int(args) > 0:
+            self.depth_limit = int(args)
+        else:
+            self.out.line(f"Error (bad depth): sd {args}")
+
+    def cmd_nps(self, args: str) -> None:
+        if args.isdigit():
+            self.node_rate = int(args) or None
+        else:
+            self.out.line(f"Error (bad node rate): nps {args}")
+
+    def cmd_time(self, args: str) -> None:
+        if re.match(r"^-?\d+$", args):
+            self.own_seconds = max(0, int(args)) / 100
+        else:
+            self.out.line(f"Error (bad time): time {args}")
+
+    def cmd_otim(self, args: str) -> None:
+        if re.match(r"^-?\d+$", args):
+            self.opponent_seconds = max(0, int(args)) / 100
+        else:
+            self.out.line(f"Error (bad time): otim {args}")
+
+    def cmd_usermove(self, args: str) -> None:
+        self.user_move(args)
+
+    def cmd_move_now(self, args: str) -> None:
+        if self.active is not None and self.active.kind == "think":
+            self.engine.searcher.stop()   # the search returns its best move, which is then played
+
+    def cmd_ping(self, args: str) -> None:
+        if self.active is not None and self.active.kind == "think":
+            self.pending_pings.append(args)
+        else:
+            self.out.line(f"pong {args}")
+
+    def cmd_draw(self, args: str) -> None:
+        self.draw_offered = True
+        if self.active is None or self.active.kind != "think":
+            score = self.last_scores[-1] if self.last_scores else 0
+            if self.engine_side is not None and self._accepts_draw(score):
+                self.out.line("offer draw")
+                self.draw_offered = False
+
+    def cmd_result(self, args: str) -> None:
+        self._abandon()
+        self.engine_side = None
+
+    def cmd_setboard(self, args: str) -> None:
+        self._abandon()
+        try:
+            self.engine.set_position(args)
+            self.invalid_position = False
+        except FenError:
+            self.invalid_position = True
+            self.out.line("tellusererror Illegal position")
+        self.excluded.clear()
+        self.last_scores = []
+        if self.analyzing:
+            self.start_analysis()
+
+    def cmd_edit(self, args: str) -> None:
+        self._abandon()
+        pieces = {square: piece.symbol() for square, piece in self.engine.game.piece_map().items()}
+        self.editing = {"pieces": pieces, "white": True}
+
+    def cmd_hint(self, args: str) -> None:
+        move = self.active.ponder_move if self.active is not None and self.active.kind == "ponder" else None
+        if move is None and self.last_report is not None and self.last_report.pv:
+            candidate = self.last_report.pv[0]
+            if candidate in self.engine.legal_moves():
+                move = candidate
+        if move is not None:
+            self.out.line(f"Hint: {move}")
+
+    def cmd_bk(self, args: str) -> None:
+        self.out.line(" no book moves in this position")
+        self.out.line("")
+
+    def cmd_undo(self, args: str) -> None:
+        self._take_back(1)
+
+    def cmd_remove(self, args: str) -> None:
+        self._take_back(2)
+
+    def _take_back(self, plies: int) -> None:
+        self._abandon()
+        for _ in range(plies):
+            try:
+                self.engine.undo()
+            except IndexError:
+                break
+        self.excluded.clear()
+        self.invalid_position = False
+        if self.analyzing:
+            self.start_analysis()
+
+    def cmd_hard(self, args: str) -> None:
+        self.ponder_enabled = True
+
+    def cmd_easy(self, args: str) -> None:
+        self.ponder_enabled = False
+        if self.active is not None and self.active.kind == "ponder":
+            self._abandon()
+
+    def cmd_post(self, args: str) -> None:
+        self.post = True
+
+    def cmd_nopost(self, args: str) -> None:
+        self.post = False
+
+    def cmd_analyze(self, args: str) -> None:
+        self._abandon()
+        self.analyzing = True
+        self.engine_side = None
+        self.start_analysis()
+
+    def cmd_exit(self, args: str) -> None:
+        if self.analyzing:
+            self._abandon()
+            self.analyzing = False
+
+    def cmd_status(self, args: str) -> None:
+        """`.` in analyze mode: a stat01 line from the latest report."""
+        if not (self.analyzing and self.active is not None and self.last_report is not None):
+            return
+        report = self.last_report
+        total = len(self.engine.legal_moves())
+        self.out.line(f"stat01: {int(report.seconds * 100)} {report.nodes} {report.depth} 0 {total}")
+
+    def cmd_name(self, args: str) -> None:
+        self.opponent_name = args
+
+    def cmd_rating(self, args: str) -> None:
+        numbers = [int(word) for word in args.split() if re.match(r"^-?\d+$", word)]
+        if len(numbers) == 2:
+            self.ratings = (numbers[0], numbers[1])
+
+    def cmd_computer(self, args: str) -> None:
+        self.opponent_is_computer = True
+
+    def cmd_silent(self, args: str) -> None:
+        """Commands that need no reply and change nothing here (random, ics, accepted, ...)."""
+
+    def cmd_pause(self, args: str) -> None:
+        if self.active is not None:
+            self.paused_kind = self.active.kind
+            if self.active.kind == "ponder":
+                self.paused_kind = None
+            self._abandon()
+
+    def cmd_resume(self, args: str) -> None:
+        kind, self.paused_kind = self.paused_kind, None
+        if kind == "think":
+            self.start_thinking()
+        elif kind == "analyze":
+            self.start_analysis()
+
+    def cmd_memory(self, args: str) -> None:
+        if args.isdigit() and int(args) > 0:
+            self.pending_hash_mb = max(1, int(args) - 4)   # the pawn hash keeps its 4 MB
+            self._apply_deferred_settings()
+
+    def cmd_cores(self, args: str) -> None:
+        if args.isdigit():
+            self.cores = int(args)
+
+    def cmd_option(self, args: str) -> None:
+        name, _, value = args.partition("=")
+        name, value = name.strip(), value.strip()
+        try:
+            number = int(value) if value else 0
+        except ValueError:
+            self.out.line(f"Error (bad option value): option {args}")
+            return
+        if name == "Hash":
+            self.pending_hash_mb = max(1, number)
+            self._apply_deferred_settings()
+        elif name == "Ponder":
+            self.ponder_enabled = bool(number)
+            if not number and self.active is not None and self.active.kind == "ponder":
+                self._abandon()
+        elif name == "Contempt":
+            self.engine.draw_score = -number
+        elif name == "Resign":
+            self.resign_pawns = max(0, number)
+        elif name in SCALE_OPTIONS:
+            try:
+                self.engine.set_eval_scale(SCALE_OPTIONS[name], number)
+            except ValueError as error:
+                self.out.line(f"Error ({error}): option {args}")
+        elif name in ("OwnBook", "Threads", "Log"):
+            if name == "Log":
+                set_logging(bool(number))
+        else:
+            self.out.line(f"Error (unknown option): option {args}")
+
+    def _apply_deferred_settings(self) -> None:
+        """Resize the hash table only while no search uses it."""
+        if self.pending_hash_mb is not None and not self.engine.worker.busy:
+            self.engine.set_hash_size(self.pending_hash_mb * 1024 * 1024)
+            self.pending_hash_mb = None
+
+    def cmd_exclude(self, args: str) -> None:
+        self._include_exclude(args, exclude=True)
+
+    def cmd_include(self, args: str) -> None:
+        self._include_exclude(args, exclude=False)
+
+    def _include_exclude(self, args: str, exclude: bool) -> None:
+        legal = self.engine.legal_moves()
+        if args == "all":
+            self.excluded = set(legal) if exclude else set()
+        else:
+            try:
+                uci = self.engine.parse_move(args)
+            except IllegalMoveError:
+                self.out.line(f"Illegal move: {args}")
+                return
+            (self.excluded.add if exclude else self.excluded.discard)(uci)
+        if self.analyzing:
+            self.start_analysis() if len(self.excluded) < len(legal) else self._abandon()
+
+    def quit(self, args: str = "") -> None:
+        self.running = False
+        self.active = None
+        self.engine.searcher.stop()
+
+
+def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:
+    """Log every protocol line to a file in the working directory (option Log / `log on`)."""
+    logger = logging.getLogger("ponderosa")
+    for handler in list(logger.handlers):
+        if isinstance(handler, logging.FileHandler):
+            logger.removeHandler(handler)
+            handler.close()
+    if enabled:
+        handler = logging.FileHandler(path)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+
+
+Handler = Callable[[XBoardSession, str], None]
+COMMANDS: dict[str, Handler] = {
+    "xboard": XBoardSession.cmd_silent, "protover": XBoardSession.cmd_protover,
+    "accepted": XBoardSession.cmd_silent, "rejected": XBoardSession.cmd_silent,
+    "new": XBoardSession.cmd_new, "variant": XBoardSession.cmd_variant, "force": XBoardSession.cmd_force,
+    "go": XBoardSession.cmd_go, "playother": XBoardSession.cmd_playother,
+    "white": XBoardSession.cmd_white, "black": XBoardSession.cmd_black,
+    "level": XBoardSession.cmd_level, "st": XBoardSession.cmd_st, "sd": XBoardSession.cmd_sd,
+    "nps": XBoardSession.cmd_nps, "time": XBoardSession.cmd_time, "otim": XBoardSession.cmd_otim,
+    "usermove": XBoardSession.cmd_usermove, "?": XBoardSession.cmd_move_now, "ping": XBoardSession.cmd_ping,
+    "draw": XBoardSession.cmd_draw, "result": XBoardSession.cmd_result, "setboard": XBoardSession.cmd_setboard,
+    "edit": XBoardSession.cmd_edit, "hint": XBoardSession.cmd_hint, "bk": XBoardSession.cmd_bk,
+    "undo": XBoardSession.cmd_undo, "remove": XBoardSession.cmd_remove, "hard": XBoardSession.cmd_hard,
+    "easy": XBoardSession.cmd_easy, "post": XBoardSession.cmd_post, "nopost": XBoardSession.cmd_nopost,
+    "analyze": XBoardSession.cmd_analyze, "exit": XBoardSession.cmd_exit, ".": XBoardSession.cmd_status,
+    "name": XBoardSession.cmd_name, "rating": XBoardSession.cmd_rating, "ics": XBoardSession.cmd_silent,
+    "computer": XBoardSession.cmd_computer, "random": XBoardSession.cmd_silent,
+    "pause": XBoardSession.cmd_pause, "resume": XBoardSession.cmd_resume, "memory": XBoardSession.cmd_memory,
+    "cores": XBoardSession.cmd_cores, "egtpath": XBoardSession.cmd_silent, "option": XBoardSession.cmd_option,
+    "exclude": XBoardSession.cmd_exclude, "include": XBoardSession.cmd_include, "quit": XBoardSession.quit,
+    "hover": XBoardSession.cmd_silent, "lift": XBoardSession.cmd_silent, "put": XBoardSession.cmd_silent,
+}
