@@ -15,10 +15,12 @@ and other engine errors of both sides) and the command line go to stdout. Ctrl-C
 games in progress (they are not counted) and prints the table of the finished ones.
 
 Clocks: each side starts with BASE seconds and gets INC after each of its moves. The time an
-engine used for a move is the wall time from handing the request to python-chess to the move
-arriving (for XBoard engines this includes python-chess's `ping` after the move); the engine is
-given both clocks (`time`/`otim` or `wtime`/`btime`) and its increment. A clock below zero
-(minus --time-margin, default 0) loses on time. Pondering is always off.
+engine used for a move is the wall time from writing `go` to it to reading its `move`/`bestmove`
+line (both stamped in the engine's I/O thread, as cutechess does; the time python-chess spends
+around it, such as its `ping` after an XBoard move, is not charged). The engine is given both
+clocks (`time`/`otim` or `wtime`/`btime`, with `level 0 BASE INC` once per game for XBoard) and
+its increment. A clock below zero (minus --time-margin, default 0 ms) loses on time; an engine
+silent for 1 s past its clock is stopped and restarted for the next game. Pondering is always off.
 
 Game ends: checkmate, stalemate, insufficient material, 50-move rule and threefold repetition
 are applied by the script as soon as they occur on the board (as cutechess does; an engine may
@@ -95,7 +97,8 @@ OPPONENTS: dict[str, EngineSpec] = {
         ("hoichess", "--norc", "--initcmd", "hash size 32M", "--initcmd", "pawnhash size 4M",
          "--initcmd", "evalcache size 4M"),
         note="--norc skips hoichess.rc, whose `book open` is what loads its opening book; the rc "
-             "file's hash sizes are given with --initcmd instead"),
+             "file's hash sizes are given with --initcmd instead; it keeps about 1 s in reserve and moves "
+             "without searching below that, so it is weak at base times of 1-2 s"),
     "gnuchess": EngineSpec(
         "gnuchess", "uci", ("gnuchess", "--uci"), options=(("OwnBook", False),),
         note="UCI (GNU Chess 6.2.7 loses its XBoard handshake); OwnBook=false turns its book off"),
@@ -287,7 +290,7 @@ def format_elo(value: float) -> str:
         return "n/a"
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return f"{value:+.0f}"
+    return f"{round(value):+d}"
 
 
 def format_margin(value: float) -> str:
@@ -334,8 +337,17 @@ class _Recorder:
         self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
         self.unexpected: list[str] = []
         self.declared_setboard: bool | None = None
+        self.go_sent: float | None = None      # when `go` was written (the request of a move)
+        self.move_seen: float | None = None    # when the first `move`/`bestmove` after it arrived
 
     def _record(self, direction: str, line: str) -> None:
+        # The clock of a move runs from writing `go` to reading the move, both stamped here in the
+        # engine's I/O thread (python-chess's thread hops and its ping after the move are excluded).
+        if direction == ">" and (line == "go" or line.startswith("go ")):
+            self.go_sent, self.move_seen = time.monotonic(), None
+        elif direction == "<" and self.go_sent is not None and self.move_seen is None and \
+                (line.startswith("move ") or line.startswith("bestmove")):
+            self.move_seen = time.monotonic()
         self.transcript.append(f"{direction} {line}")
         if IO_LOG.file is not None:
             transport = getattr(self, "transport", None)
@@ -504,6 +516,7 @@ class Player:
         done_at: list[float] = []
         coroutine = protocol.play(board, limit, game=game, info=chess.engine.INFO_SCORE | chess.engine.INFO_BASIC,
                                   ponder=False)
+        protocol.go_sent = protocol.move_seen = None  # type: ignore[attr-defined]
         start = time.monotonic()
         future = asyncio.run_coroutine_threadsafe(coroutine, protocol.loop)
         future.add_done_callback(lambda _: done_at.append(time.monotonic()))
@@ -528,6 +541,9 @@ class Player:
                 self.dirty = True
                 elapsed = (done_at[0] if done_at else time.monotonic()) - start
                 return MoveOutcome(None, elapsed, classify_engine_error(error), f"{type(error).__name__}: {error}")
+            go_sent, move_seen = protocol.go_sent, protocol.move_seen  # type: ignore[attr-defined]
+            if result.move is not None and go_sent is not None and move_seen is not None:
+                return MoveOutcome(result, move_seen - go_sent)
             elapsed = (done_at[0] if done_at else time.monotonic()) - start
             return MoveOutcome(result, elapsed)
 
@@ -998,8 +1014,9 @@ class Gauntlet:
         out.append(f"Command: `{shlex.join([sys.executable.split('/')[-1], *sys.argv])}`")
         out.append("")
         engine_command = shlex.join(resolve_command(self.engine_spec.command))
+        options = f", options {dict(self.engine_spec.options)}" if self.engine_spec.options else ""
         out.append(f"- Date: {datetime.date.today().isoformat()}; "
-                   f"engine `{engine_command}` ({self.engine_spec.protocol})")
+                   f"engine `{engine_command}` ({self.engine_spec.protocol}{options})")
         out.append(f"- Time control: {s.base:g} s + {s.inc:g} s per move, clocks kept by this script "
                    f"(tolerance {s.time_margin * 1000:g} ms); pondering off; concurrency {self.args.concurrency}")
         out.append(f"- Openings: `{self.args.openings}`, {len(self.openings)} sampled with seed {self.args.seed}, "
@@ -1065,6 +1082,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                              "uses that engine's command line and protocol")
     parser.add_argument("--engine-protocol", choices=("xboard", "uci"),
                         help="protocol of --engine (default xboard, or the known engine's)")
+    parser.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="set an option of the tested engine (repeatable), e.g. OwnBook=false")
     parser.add_argument("--opponents", default=DEFAULT_OPPONENTS,
                         help=f"comma-separated, from: {', '.join(OPPONENTS)} (default: all)")
     parser.add_argument("--games", type=int, default=2, help="games per opponent, even (default 2)")
@@ -1101,21 +1120,40 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         if not match or int(match.group(1)) < 1:
             parser.error("--resign takes MOVES:CP, e.g. 4:1000")
         args.resign_moves, args.resign_cp = int(match.group(1)), int(match.group(2))
+    args.engine_options = []
+    for text in args.engine_option:
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            parser.error(f"--engine-option takes NAME=VALUE, not {text!r}")
+        args.engine_options.append((name.strip(), option_value(value.strip())))
     if not args.openings.is_file():
         parser.error(f"openings file {args.openings} not found")
     return args
 
 
+def option_value(text: str) -> object:
+    """An engine option value from the command line: true/false, an integer, or the text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 def engine_spec_from(args: argparse.Namespace) -> EngineSpec:
     words = shlex.split(args.engine)
+    extra = tuple(getattr(args, "engine_options", ()))
     if len(words) == 1 and words[0] in OPPONENTS:
         known = OPPONENTS[words[0]]
-        return EngineSpec("engine", args.engine_protocol or known.protocol, known.command, known.options, known.note)
-    return EngineSpec("engine", args.engine_protocol or "xboard", tuple(words))
+        options = tuple((k, v) for k, v in known.options if k not in dict(extra)) + extra
+        return EngineSpec("engine", args.engine_protocol or known.protocol, known.command, options, known.note)
+    return EngineSpec("engine", args.engine_protocol or "xboard", tuple(words), extra)
 
 
 def main(argv: list[str] | None = None) -> int:
     global IO_LOG
+    sys.setswitchinterval(0.0005)   # engine I/O threads get the GIL sooner (default 5 ms)
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     logger = logging.getLogger("chess.engine")
     logger.handlers[:] = [_EngineLogHandler(args.verbose)]
@@ -1135,6 +1173,9 @@ def main(argv: list[str] | None = None) -> int:
                         openings, settings)
     try:
         return gauntlet.run()
+    except KeyboardInterrupt:   # during the engines' start-up check, before any game
+        sys.stderr.write("interrupted before the games started\n")
+        return 130
     finally:
         kill_leftovers()
         IO_LOG.close()

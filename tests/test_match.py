@@ -214,8 +214,12 @@ for line in sys.stdin:
             print("bestmove a1a8", flush=True)
         elif mode == "crash" and searches >= at:
             sys.exit(3)
+        elif mode == "slow" and searches >= at:
+            pass   # never answers
         else:
-            print("info depth 1 score cp 0\\nbestmove " + random.choice(list(board.legal_moves)).uci(), flush=True)
+            cp = {"ahead": 2000, "behind": -2000}.get(mode, 0)
+            move = random.choice(list(board.legal_moves)).uci()
+            print(f"info depth 1 score cp {cp}\\nbestmove {move}", flush=True)
     elif words[0] == "quit":
         break
 '''
@@ -236,12 +240,14 @@ def _job(engine_white: bool) -> object:
     return match.Job(1, "fake", "1.1", opening, engine_white)
 
 
-SETTINGS = match.Settings(base=5.0, inc=0.05, max_plies=30, resign_moves=0, resign_cp=0, time_margin=0.0,
-                          tc_text="5+0.05", event="test")
+SETTINGS = match.Settings(base=0.5, inc=0.05, max_plies=30, resign_moves=0, resign_cp=0, time_margin=0.0,
+                          tc_text="0.5+0.05", event="test")
 
 
-@pytest.mark.parametrize("mode, fault", [("random", None), ("illegal", "illegal"), ("crash", "crash")])
-def test_fake_engines_play_a_game(tmp_path, mode, fault):
+@pytest.mark.parametrize("mode, fault", [("random", None), ("illegal", "illegal"), ("crash", "crash"),
+                                         ("slow", "time")])
+def test_fake_engines_play_a_game(tmp_path, monkeypatch, mode, fault):
+    monkeypatch.setattr(match, "FORFEIT_WAIT", 0.1)
     engine = _fake_player(tmp_path, mode, at=3)
     opponent = _fake_player(tmp_path, "random")
     try:
@@ -257,6 +263,34 @@ def test_fake_engines_play_a_game(tmp_path, mode, fault):
     else:
         assert record.fault_side == match.ENGINE_SIDE
         assert record.result == "1-0"            # the engine had Black and lost by its fault
-        assert record.termination == "rules infraction"
+        assert record.termination == ("time forfeit" if fault == "time" else "rules infraction")
     assert '[SetUp "1"]' in record.pgn and '[FEN "r1bqkbnr/' in record.pgn
     assert '[Opening "1. e4 e5 2. Nf3 Nc6"]' in record.pgn
+
+
+def test_resign_adjudication(tmp_path):
+    engine = _fake_player(tmp_path, "ahead")      # +20 pawns for itself (White)
+    opponent = _fake_player(tmp_path, "behind")   # -20 pawns for itself (Black)
+    settings = match.Settings(base=5.0, inc=0.05, max_plies=100, resign_moves=2, resign_cp=1000,
+                              time_margin=0.0, tc_text="5+0.05", event="test")
+    try:
+        record = match.play_game(_job(engine_white=True), engine, opponent, settings, threading.Event())
+    finally:
+        engine.close()
+        opponent.close()
+    assert record is not None
+    assert (record.result, record.termination, record.fault) == ("1-0", "adjudication", None)
+    assert record.plies == 4 + 4       # the opening, then two moves of each side beyond ±1000 cp
+
+
+def test_engine_options_from_the_command_line(tmp_path):
+    openings = tmp_path / "o.epd"
+    openings.write_text("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n")
+    args = match.parse_arguments(["--engine", "gnuchess", "--engine-option", "Hash=32", "--openings", str(openings)])
+    spec = match.engine_spec_from(args)
+    assert spec.protocol == "uci" and dict(spec.options) == {"OwnBook": False, "Hash": 32}
+    args = match.parse_arguments(["--engine", "ponderosa --x", "--engine-option", "OwnBook=false",
+                                  "--openings", str(openings)])
+    spec = match.engine_spec_from(args)
+    assert spec.command == ("ponderosa", "--x") and spec.protocol == "xboard"
+    assert dict(spec.options) == {"OwnBook": False}
