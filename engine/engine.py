@@ -176,20 +176,27 @@ class Engine:
             if self.game.move_stack else []
 
     def outcome(self) -> tuple[str, str] | None:
-        """(result, reason) when the game is over by rule, including claimable draws, else None."""
-        outcome = self.game.outcome(claim_draw=True)
-        if outcome is None:
-            return None
-        reasons = {
-            chess.Termination.CHECKMATE: "White mates" if outcome.winner else "Black mates",
-            chess.Termination.STALEMATE: "Stalemate",
-            chess.Termination.INSUFFICIENT_MATERIAL: "Insufficient material",
-            chess.Termination.FIFTY_MOVES: "Draw by fifty-move rule",
-            chess.Termination.THREEFOLD_REPETITION: "Draw by repetition",
-            chess.Termination.SEVENTYFIVE_MOVES: "Draw by seventy-five-move rule",
-            chess.Termination.FIVEFOLD_REPETITION: "Draw by repetition",
-        }
-        return outcome.result(), reasons.get(outcome.termination, "Game over")
+        """(result, reason) when the game is over by rule, or a draw can be claimed now (the
+        position stands for the third time, or fifty moves passed); else None.
+
+        Cheap enough to ask after every move: it does not look ahead for draws that a move
+        could still claim, as python-chess's claim_draw=True would."""
+        board = self.game
+        outcome = board.outcome(claim_draw=False)
+        if outcome is not None:
+            reasons = {
+                chess.Termination.CHECKMATE: "White mates" if outcome.winner else "Black mates",
+                chess.Termination.STALEMATE: "Stalemate",
+                chess.Termination.INSUFFICIENT_MATERIAL: "Insufficient material",
+                chess.Termination.SEVENTYFIVE_MOVES: "Draw by seventy-five-move rule",
+                chess.Termination.FIVEFOLD_REPETITION: "Draw by repetition",
+            }
+            return outcome.result(), reasons.get(outcome.termination, "Game over")
+        if board.halfmove_clock >= 100:
+            return "1/2-1/2", "Draw by fifty-move rule"
+        if board.is_repetition(3):
+            return "1/2-1/2", "Draw by repetition"
+        return None
 
     def san(self, uci: str) -> str:
         """A legal move of the current position in standard algebraic notation."""
