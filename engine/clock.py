@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass
 
-MIN_BUDGET = 0.01            # no budget is smaller: the search always completes its first iteration
+MIN_BUDGET = 0.003           # no budget is smaller: the search always completes its first iteration
 MOVE_OVERHEAD = 0.05         # GUI, pipe and process latency allowed for each move (seconds)
 SAFETY_MIN = 0.05            # the clock always keeps at least this after the hard limit...
 SAFETY_FRACTION = 0.05       # ...or this share of what is left...

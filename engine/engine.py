@@ -2,6 +2,7 @@
 protocol layers' requests; results come back as values or through callbacks."""
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -91,6 +92,8 @@ class Engine:
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
+        # Fault the hash table's pages in beside start-up rather than in the first search.
+        threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True).start()
 
     # -- position -------------------------------------------------------------
 
