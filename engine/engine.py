@@ -27,6 +27,11 @@ class IllegalMoveError(ValueError):
     """A move that is not legal (or not understood) in the current position."""
 
 
+def rate(count: int, seconds: float) -> float:
+    """count per second; a run too short to time counts as infinitely fast."""
+    return count / seconds if seconds > 0 else float("inf")
+
+
 @dataclass(frozen=True)
 class PerftResult:
     """Leaf nodes counted to a depth, and how long it took."""
@@ -37,7 +42,7 @@ class PerftResult:
 
     @property
     def nodes_per_second(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else float("inf")
+        return rate(self.nodes, self.seconds)
 
 
 @dataclass(frozen=True)
@@ -51,11 +56,11 @@ class PerfResult:
 
     @property
     def generated_per_second(self) -> float:
-        return self.generated / self.generate_seconds if self.generate_seconds > 0 else float("inf")
+        return rate(self.generated, self.generate_seconds)
 
     @property
     def made_per_second(self) -> float:
-        return self.made / self.make_seconds if self.make_seconds > 0 else float("inf")
+        return rate(self.made, self.make_seconds)
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ class BenchResult:
 
     @property
     def nodes_per_second(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else float("inf")
+        return rate(self.nodes, self.seconds)
 
 
 @dataclass
