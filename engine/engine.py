@@ -2,6 +2,7 @@
 protocol layers' requests; results come back as values or through callbacks."""
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -26,6 +27,11 @@ class IllegalMoveError(ValueError):
     """A move that is not legal (or not understood) in the current position."""
 
 
+def rate(count: int, seconds: float) -> float:
+    """count per second; a run too short to time counts as infinitely fast."""
+    return count / seconds if seconds > 0 else float("inf")
+
+
 @dataclass(frozen=True)
 class PerftResult:
     """Leaf nodes counted to a depth, and how long it took."""
@@ -36,7 +42,7 @@ class PerftResult:
 
     @property
     def nodes_per_second(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else float("inf")
+        return rate(self.nodes, self.seconds)
 
 
 @dataclass(frozen=True)
@@ -50,11 +56,11 @@ class PerfResult:
 
     @property
     def generated_per_second(self) -> float:
-        return self.generated / self.generate_seconds if self.generate_seconds > 0 else float("inf")
+        return rate(self.generated, self.generate_seconds)
 
     @property
     def made_per_second(self) -> float:
-        return self.made / self.make_seconds if self.make_seconds > 0 else float("inf")
+        return rate(self.made, self.make_seconds)
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ class BenchResult:
 
     @property
     def nodes_per_second(self) -> float:
-        return self.nodes / self.seconds if self.seconds > 0 else float("inf")
+        return rate(self.nodes, self.seconds)
 
 
 @dataclass
@@ -91,6 +97,8 @@ class Engine:
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
+        # Fault the hash table's pages in beside start-up rather than in the first search.
+        threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True).start()
 
     # -- position -------------------------------------------------------------
 
@@ -179,20 +187,27 @@ class Engine:
             if self.game.move_stack else []
 
     def outcome(self) -> tuple[str, str] | None:
-        """(result, reason) when the game is over by rule, including claimable draws, else None."""
-        outcome = self.game.outcome(claim_draw=True)
-        if outcome is None:
-            return None
-        reasons = {
-            chess.Termination.CHECKMATE: "White mates" if outcome.winner else "Black mates",
-            chess.Termination.STALEMATE: "Stalemate",
-            chess.Termination.INSUFFICIENT_MATERIAL: "Insufficient material",
-            chess.Termination.FIFTY_MOVES: "Draw by fifty-move rule",
-            chess.Termination.THREEFOLD_REPETITION: "Draw by repetition",
-            chess.Termination.SEVENTYFIVE_MOVES: "Draw by seventy-five-move rule",
-            chess.Termination.FIVEFOLD_REPETITION: "Draw by repetition",
-        }
-        return outcome.result(), reasons.get(outcome.termination, "Game over")
+        """(result, reason) when the game is over by rule, or a draw can be claimed now (the
+        position stands for the third time, or fifty moves passed); else None.
+
+        Cheap enough to ask after every move: it does not look ahead for draws that a move
+        could still claim, as python-chess's claim_draw=True would."""
+        board = self.game
+        outcome = board.outcome(claim_draw=False)
+        if outcome is not None:
+            reasons = {
+                chess.Termination.CHECKMATE: "White mates" if outcome.winner else "Black mates",
+                chess.Termination.STALEMATE: "Stalemate",
+                chess.Termination.INSUFFICIENT_MATERIAL: "Insufficient material",
+                chess.Termination.SEVENTYFIVE_MOVES: "Draw by seventy-five-move rule",
+                chess.Termination.FIVEFOLD_REPETITION: "Draw by repetition",
+            }
+            return outcome.result(), reasons.get(outcome.termination, "Game over")
+        if board.halfmove_clock >= 100:
+            return "1/2-1/2", "Draw by fifty-move rule"
+        if board.is_repetition(3):
+            return "1/2-1/2", "Draw by repetition"
+        return None
 
     def san(self, uci: str) -> str:
         """A legal move of the current position in standard algebraic notation."""

@@ -96,6 +96,12 @@ class Searcher:
         if now >= self._soft_deadline_ns or now >= hard:
             self.core.stop()
 
+    def _next_iteration_would_overrun(self) -> bool:
+        """An iteration takes about twice the one before it: past 60% of the soft limit the
+        next one would most likely end far beyond it (or be cut off by the hard limit)."""
+        now = time.monotonic_ns()
+        return now - self._start_ns >= 0.6 * (self._soft_deadline_ns - self._start_ns)
+
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
             should_continue: Callable[[int, str], bool] | None = None,
@@ -168,7 +174,7 @@ class Searcher:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
                 break  # a forced move needs no thought when playing on a clock
-            if self._soft_deadline_ns and not fixed_time and time.monotonic_ns() >= self._soft_deadline_ns:
+            if self._soft_deadline_ns and not fixed_time and self._next_iteration_would_overrun():
                 break
             mate = mate_distance(score)
             if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \

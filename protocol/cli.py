@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.console import Console
@@ -14,6 +15,11 @@ Ponderosa, an XBoard/WinBoard chess engine.
 Started by a person it shows a Crafty-style prompt such as `White(1): `;
 `help` lists the commands. Each argument is run as a command before the
 prompt appears, e.g.:  ponderosa "setboard <fen>" "perft 5" quit
+
+A file .ponderosarc in the working directory (or else the home directory)
+is read first: commands one per line, as typed, ending with `exit`.
+GUIs start it as  xboard -fcp ponderosa  (the `xboard` command switches to
+the XBoard protocol) or with --xboard.
 """
 
 
@@ -25,11 +31,23 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def startup_file() -> Path | None:
+    """.ponderosarc in the working directory, else in the home directory (as Crafty's .craftyrc)."""
+    for folder in (Path.cwd(), Path.home()):
+        candidate = folder / ".ponderosarc"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     tolerate_bad_bytes(sys.stdin, sys.stdout)   # before the console's first read
     engine = Engine()
     console = Console(engine)
+    startup = startup_file()
+    if startup is not None:
+        console.execute(f"input {startup}")
     for command in arguments.commands:
         console.execute(command)
         if not console.running:

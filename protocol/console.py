@@ -4,9 +4,14 @@ from __future__ import annotations
 import re
 import sys
 import threading
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, TextIO
 
+import chess
+
+from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
@@ -86,6 +91,24 @@ class Console:
         self.input: TextIO = sys.stdin
         self.running = True
         self.xboard_requested = False
+        self.engine_side: bool | None = chess.BLACK   # None: force mode, the engine plays no side
+        self.ponder_enabled = True
+        self.ponder_move: str | None = None
+        self.control: TimeControl | None = None        # from level/time/settc; st overrides
+        self.clock_seconds: dict[bool, float] = {}     # time left per colour, once a control is set
+        self.moves_to_control: int | None = None       # settc: engine moves to the next control
+        self.turn_started = time.monotonic()
+        self.own_moves = 0
+        self.usage_percent = 0
+        self.operator_seconds = 0.0
+        self.tournament_mode = False
+        self.noise_nodes = 0
+        self.alarm = False
+        self.ansi = False
+        self.resign_pawns = 0
+        self.low_scores = 0
+        self.last_score = 0
+        self.input_depth = 0
         self.show_prompt = sys.stdin.isatty()   # a prompt on a pipe would glue itself to the next line
         self._write_lock = threading.Lock()
 
@@ -102,7 +125,7 @@ class Console:
     def _side_name(self) -> str:
         return "White" if self.engine.white_to_move else "Black"
 
-    def show_thinking(self, line: Thinking) -> None:
+    def _print_thinking(self, line: Thinking) -> None:
         score = line.score if self.engine.white_to_move else -line.score
         marker = {"exact": "  ", "lower": "++", "upper": "--"}[line.bound]
         self.say(f"{line.depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
@@ -138,9 +161,29 @@ class Console:
             self.say(f"Error (unknown command): {text.split()[0]}")
             return
         try:
-            self.engine.make_move(text)
+            uci = self.engine.parse_move(text)
         except IllegalMoveError:
             self.say(f"Illegal move: {text}")
+            return
+        self.engine.worker.stop()   # a ponder search, if any, is of no further use
+        self._charge_clock(self.engine.game.turn)
+        self.engine.make_move(uci)
+        self._reply_if_engine_to_move()
+
+    def _reply_if_engine_to_move(self) -> None:
+        outcome = self.engine.outcome()
+        if outcome is not None:
+            self.say(f"{outcome[0]} {{{outcome[1]}}}")
+            return
+        if self.engine_side is not None and self.engine_side == self.engine.game.turn:
+            self._think_and_play()
+
+    def _charge_clock(self, colour: bool) -> None:
+        """Take the time since the turn began off colour's clock (and add its increment)."""
+        now = time.monotonic()
+        if colour in self.clock_seconds and self.control is not None:
+            self.clock_seconds[colour] += self.control.increment_seconds - (now - self.turn_started)
+        self.turn_started = now
 
     def run(self, stream: TextIO) -> None:
         """Prompt, read and execute until quit or end of input."""
@@ -169,6 +212,252 @@ class Console:
 
     def cmd_new(self, args: list[str]) -> None:
         self.engine.new_game()
+        self.engine_side = chess.BLACK
+        self.own_moves = 0
+        self.ponder_move = None
+        self.low_scores = 0
+        self._reset_clocks()
+
+    def _reset_clocks(self) -> None:
+        if self.control is not None:
+            self.clock_seconds = {chess.WHITE: self.control.base_seconds, chess.BLACK: self.control.base_seconds}
+        self.turn_started = time.monotonic()
+
+    def _set_side_to_move(self, white: bool) -> None:
+        """Crafty's white/black: the other side is on move, in the same position."""
+        if self.engine.game.turn == white:
+            return
+        board = self.engine.game.copy(stack=False)
+        board.turn = white
+        board.ep_square = None
+        try:
+            self.engine.set_position(board.fen())
+        except FenError as error:
+            raise CommandError(f"cannot give the move to that side here: {error}") from None
+
+    def cmd_white(self, args: list[str]) -> None:
+        self._set_side_to_move(chess.WHITE)
+
+    def cmd_black(self, args: list[str]) -> None:
+        self._set_side_to_move(chess.BLACK)
+
+    def cmd_force(self, args: list[str]) -> None:
+        """force MOVE: take back the engine's last move and play MOVE instead (Crafty);
+        force alone: the engine stops playing either side until `go`."""
+        self.engine.worker.stop()
+        if not args:
+            self.engine_side = None
+            return
+        try:
+            self.engine.undo()
+        except IndexError:
+            raise CommandError("no move to replace") from None
+        try:
+            self.engine.make_move(args[0])
+        except IllegalMoveError:
+            self.say(f"Illegal move: {args[0]}")
+
+    def cmd_remove(self, args: list[str]) -> None:
+        self.engine.worker.stop()
+        for _ in range(2):
+            try:
+                self.engine.undo()
+            except IndexError:
+                raise CommandError("no move to take back") from None
+
+    def cmd_hint(self, args: list[str]) -> None:
+        if self.ponder_move and self.ponder_move in self.engine.legal_moves():
+            self.say(f"Hint: {self.engine.san(self.ponder_move)}")
+            return
+        result = self.engine.think(SearchLimits.fixed_time(0.5))
+        if result.best_move is None:
+            raise CommandError("no legal moves")
+        self.say(f"Hint: {self.engine.san(result.best_move)}")
+
+    def cmd_history(self, args: list[str]) -> None:
+        board = chess.Board(self.engine.game.root().fen())
+        lines: list[str] = []
+        for move in self.engine.game.move_stack:
+            san = board.san(move)
+            if board.turn == chess.WHITE or not lines:
+                prefix = f"{board.fullmove_number:>3}. " + ("" if board.turn == chess.WHITE else "...      ")
+                lines.append(f"{prefix}{san:<9}")
+            else:
+                lines[-1] += san
+            board.push(move)
+        self.say("      White    Black")
+        for line in lines:
+            self.say(line)
+
+    def cmd_info(self, args: list[str]) -> None:
+        engine = self.engine
+        side = "no side (force mode)" if self.engine_side is None else ("White" if self.engine_side else "Black")
+        self.say(f"Ponderosa, playing {side}")
+        if engine.seconds_per_move is not None:
+            self.say(f"time control: {engine.seconds_per_move:g} seconds per move (st)")
+        elif self.control is not None:
+            control = self.control
+            moves = f"{control.moves_per_session} moves" if control.moves_per_session else "the game"
+            self.say(f"time control: {moves} in {control.base_seconds / 60:g} minutes"
+                     f" + {control.increment_seconds:g} s increment")
+            self.say(f"clocks: White {self._clock_text(chess.WHITE)}  Black {self._clock_text(chess.BLACK)}")
+        else:
+            self.say("time control: none set (default time per move)")
+        self.say(f"search limits: depth {engine.max_depth or '-'}  nodes {engine.max_nodes or '-'}")
+        self.say(f"hash table {engine.tt.size // 1024}K bytes; pondering {'on' if self.ponder_enabled else 'off'};"
+                 f" draw score {engine.draw_score}; resign {self.resign_pawns or 'off'};"
+                 f" usage {self.usage_percent:+d}%; operator {self.operator_seconds / 60:g} min")
+        self.say(f"position: {engine.fen()}")
+
+    def _set_control(self, control: TimeControl) -> None:
+        self.control = control
+        self.engine.seconds_per_move = None
+        self.moves_to_control = None
+        self._reset_clocks()
+
+    def cmd_level(self, args: list[str]) -> None:
+        try:
+            self._set_control(parse_level(" ".join(args)))
+        except ValueError as error:
+            raise CommandError(f"usage: level MOVES MINUTES INCREMENT ({error})") from None
+
+    def cmd_time(self, args: list[str]) -> None:
+        if len(args) == 1 and args[0].lower() in ("cpu", "elapsed"):
+            if args[0].lower() == "cpu":
+                self.say("timing uses elapsed (wall-clock) time: the safe choice for games")
+            return
+        try:
+            self._set_control(parse_crafty_time(" ".join(args)))
+        except ValueError as error:
+            raise CommandError(f"usage: time MOVES/MINUTES[/MOVES/MINUTES][/INCREMENT], e.g. time sd/15 ({error})") \
+                from None
+
+    def cmd_settc(self, args: list[str]) -> None:
+        """settc MOVES OWN-MINUTES OPPONENT-MINUTES: restore the clocks after a restart."""
+        if len(args) != 3:
+            raise CommandError("usage: settc MOVES OWN-MINUTES OPPONENT-MINUTES")
+        try:
+            moves, own, other = int(args[0]), float(args[1]), float(args[2])
+        except ValueError:
+            raise CommandError("usage: settc MOVES OWN-MINUTES OPPONENT-MINUTES") from None
+        if self.control is None:
+            self.control = TimeControl(moves, own * 60, 0.0)
+        side = self.engine_side if self.engine_side is not None else self.engine.game.turn
+        self.clock_seconds = {side: own * 60, not side: other * 60}
+        self.moves_to_control = moves
+        self.engine.seconds_per_move = None
+
+    def cmd_clock(self, args: list[str]) -> None:
+        """clock OWN [OPPONENT]: correct the clocks (minutes or mm:ss)."""
+        if not args:
+            self.say(f"clocks: White {self._clock_text(chess.WHITE)}  Black {self._clock_text(chess.BLACK)}")
+            return
+        side = self.engine_side if self.engine_side is not None else self.engine.game.turn
+        values = [parse_seconds(a) if ":" in a else float(a) * 60 for a in args[:2]]
+        self.clock_seconds[side] = values[0]
+        if len(values) > 1:
+            self.clock_seconds[not side] = values[1]
+
+    def cmd_usage(self, args: list[str]) -> None:
+        if len(args) != 1 or not args[0].lstrip("+-").isdigit():
+            raise CommandError("usage: usage N  (percent more (+) or less (-) time than normal)")
+        self.usage_percent = max(-90, min(500, int(args[0])))
+
+    def cmd_operator(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise CommandError("usage: operator MINUTES")
+        try:
+            self.operator_seconds = max(0.0, float(args[0])) * 60
+        except ValueError:
+            raise CommandError("usage: operator MINUTES") from None
+
+    def cmd_mode(self, args: list[str]) -> None:
+        if len(args) != 1 or args[0].lower() not in ("tournament", "normal"):
+            raise CommandError("usage: mode tournament|normal")
+        self.tournament_mode = args[0].lower() == "tournament"
+        if self.tournament_mode:
+            self.engine.draw_score = 0
+
+    def cmd_ponder(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise CommandError("usage: ponder on|off|MOVE")
+        word = args[0].lower()
+        if word in ("on", "off"):
+            self.ponder_enabled = word == "on"
+            if not self.ponder_enabled:
+                self.engine.worker.stop()
+            return
+        try:
+            self.ponder_move = self.engine.parse_move(args[0])
+        except IllegalMoveError:
+            self.say(f"Illegal move: {args[0]}")
+
+    def cmd_draw(self, args: list[str]) -> None:
+        """The user offers a draw: accepted when the last search was not above the draw score."""
+        if self.engine.game.is_insufficient_material() or self.last_score <= self.engine.draw_score:
+            self.say("Draw accepted.")
+            self.say("1/2-1/2 {Drawn by mutual agreement}")
+            self.engine_side = None
+        else:
+            self.say("Draw declined.")
+
+    def cmd_resign(self, args: list[str]) -> None:
+        self.resign_pawns = _positive_int(args, "resign N  (pawns behind; 0 = never)", minimum=0)
+
+    def cmd_noise(self, args: list[str]) -> None:
+        self.noise_nodes = _positive_int(args, "noise N  (nodes before thinking is shown)", minimum=0)
+
+    def _on_off(self, args: list[str], usage: str) -> bool:
+        if len(args) != 1 or args[0].lower() not in ("on", "off"):
+            raise CommandError(f"usage: {usage} on|off")
+        return args[0].lower() == "on"
+
+    def cmd_alarm(self, args: list[str]) -> None:
+        self.alarm = self._on_off(args, "alarm")
+
+    def cmd_ansi(self, args: list[str]) -> None:
+        self.ansi = self._on_off(args, "ANSI")
+
+    def cmd_echo(self, args: list[str]) -> None:
+        self.say(" ".join(args))
+
+    def cmd_input(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise CommandError("usage: input FILE")
+        self.run_file(Path(args[0]))
+
+    def run_file(self, path: Path) -> None:
+        """Execute the commands of a file (a .ponderosarc or `input FILE`) until `exit` or its end."""
+        if self.input_depth >= 8:
+            raise CommandError(f"{path}: command files nested too deep")
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as error:
+            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+        self.input_depth += 1
+        try:
+            for line in lines:
+                if line.strip().lower() == "exit":
+                    break
+                self.execute(line)
+                if not self.running:
+                    break
+        finally:
+            self.input_depth -= 1
+
+    def cmd_log(self, args: list[str]) -> None:
+        from ponderosa.protocol.xboard import set_logging
+        if len(args) == 1 and args[0].lower() in ("on", "off"):
+            set_logging(args[0].lower() == "on")
+            return
+        if len(args) == 1 and args[0].isdigit():
+            path = Path("ponderosa.log")
+            if not path.exists():
+                raise CommandError("no log file (use `log on` first)")
+            for line in path.read_text(errors="replace").splitlines()[-int(args[0]):]:
+                self.say(line)
+            return
+        raise CommandError("usage: log on|off|N")
 
     def cmd_display(self, args: list[str]) -> None:
         border = "    +---+---+---+---+---+---+---+---+"
@@ -216,25 +505,81 @@ class Console:
     # -- search ---------------------------------------------------------------
 
     def cmd_go(self, args: list[str]) -> None:
-        """Think for the side to move, then play the move."""
+        """Play the side to move from now on, and move now."""
         if not self.engine.legal_moves():
             raise CommandError("no legal moves: the game is over")
+        self.engine_side = self.engine.game.turn
+        self._think_and_play()
+
+    def _limits(self) -> SearchLimits:
+        """st and sd/sn as set; otherwise the clock's budget from level/time/settc."""
+        if self.engine.seconds_per_move is not None or self.control is None:
+            return self.engine.limits()
+        own = self.clock_seconds.get(self.engine.game.turn)
+        other = self.clock_seconds.get(not self.engine.game.turn)
+        control = self.control
+        if self.moves_to_control is not None:
+            control = TimeControl(self.moves_to_control + self.own_moves, control.base_seconds,
+                                  control.increment_seconds, None, control.secondary)
+        budget = allocate(control, own, other, self.own_moves, usage_percent=self.usage_percent,
+                          operator_seconds=self.operator_seconds, pondering=self.ponder_enabled)
+        return SearchLimits(depth=self.engine.max_depth, nodes=self.engine.max_nodes,
+                            soft_seconds=budget.soft_seconds, hard_seconds=budget.hard_seconds)
+
+    def _think_and_play(self) -> None:
         self.say("       depth    time   score   variation")
-        result = self.engine.think(on_thinking=self.show_thinking)
+        self.turn_started = time.monotonic()
+        result = self.engine.think(self._limits(), on_thinking=self.show_thinking)
         self.show_search_summary(result)
         if result.best_move is None:
             raise CommandError("the search found no move")
+        self.last_score = result.score
+        self.low_scores = self.low_scores + 1 if self.resign_pawns and result.score <= -100 * self.resign_pawns else 0
+        if self.low_scores >= 3:
+            self.say(f"{'White' if self.engine.game.turn else 'Black'} resigns")
+            self.engine_side = None
+            return
         side, number = self._side_name(), self.engine.move_number
+        self._charge_clock(self.engine.game.turn)
         san = self.engine.make_move(result.best_move)
-        self.say(f"{side}({number}): {san}")
+        self.own_moves += 1
+        self.say(f"{side}({number}): {san}{chr(7) if self.alarm else ''}")
+        if self.tournament_mode and self.clock_seconds:
+            self.say(f"clock: White {self._clock_text(chess.WHITE)}  Black {self._clock_text(chess.BLACK)}"
+                     " (check, and correct with `clock`)")
+        outcome = self.engine.outcome()
+        if outcome is not None:
+            self.say(f"{outcome[0]} {{{outcome[1]}}}")
+            return
+        self.ponder_move = result.ponder_move
+        self._start_pondering()
+
+    def _start_pondering(self) -> None:
+        """Think on the expected reply while the user thinks (silently); the next move stops it."""
+        move = self.ponder_move
+        if not self.ponder_enabled or move is None or move not in self.engine.legal_moves():
+            return
+        board = self.engine.board.copy()
+        board.push_uci(move)
+        self.engine.worker.start(board, SearchLimits(), None, lambda serial, result: None)
+
+    def _clock_text(self, colour: bool) -> str:
+        tenths = round(max(0.0, self.clock_seconds.get(colour, 0.0)) * 10)
+        minutes, tenths = divmod(tenths, 600)
+        return f"{minutes}:{tenths / 10:04.1f}"
+
+    def show_thinking(self, line: Thinking) -> None:
+        """Thinking lines, once the search has passed the `noise` node count."""
+        if line.nodes < self.noise_nodes:
+            return
+        self._print_thinking(line)
 
     def cmd_analyze(self, args: list[str]) -> None:
         """Think without end on the side to move; a move is played and thinking restarts; exit leaves."""
         while True:
-            thread = self._start_analysis()
+            self._start_analysis()
             line = self.input.readline()
-            self.engine.stop()
-            thread.join()
+            self.engine.worker.stop()
             words = line.split()
             if not line or (words and words[0].lower() in ("exit", "quit", "end")):
                 if words and words[0].lower() in ("quit", "end"):
@@ -246,15 +591,17 @@ class Console:
                 self.cmd_undo([])
             elif words[0].lower() == "setboard":
                 self.cmd_setboard(words[1:])
+            elif MOVE_PATTERN.match(line.strip()):
+                try:
+                    self.engine.make_move(line.strip())
+                except IllegalMoveError:
+                    self.say(f"Illegal move: {line.strip()}")
             else:
-                self._user_move(line.strip())
+                self.say(f"Error (not in analyze mode): {words[0]}")
 
-    def _start_analysis(self) -> threading.Thread:
+    def _start_analysis(self) -> None:
         self.say("       depth    time   score   variation")
-        thread = threading.Thread(target=self.engine.think, daemon=True,
-                                  kwargs={"limits": SearchLimits(), "on_thinking": self.show_thinking})
-        thread.start()
-        return thread
+        self.engine.worker.start(self.engine.board, SearchLimits(), self.show_thinking, lambda serial, result: None)
 
     def cmd_bench(self, args: list[str]) -> None:
         depth = _positive_int(args, "bench [DEPTH]") if args else None
@@ -288,7 +635,7 @@ class Console:
     def cmd_st(self, args: list[str]) -> None:
         if len(args) != 1:
             raise CommandError("usage: st SECONDS  (or mm:ss)")
-        self.engine.seconds_per_move = parse_seconds(args[0])
+        self.engine.seconds_per_move = parse_seconds(args[0])   # st and level replace each other
 
     def cmd_sn(self, args: list[str]) -> None:
         self.engine.max_nodes = _positive_int(args, "sn N  (nodes per search)")
@@ -387,6 +734,32 @@ COMMANDS: list[Command] = [
     Command(("test",), Console.cmd_test, "test FILE [N]",
             "run an EPD or Crafty-format suite with the st time; N = early exit after N iterations held"),
     Command(("undo", "back"), Console.cmd_undo, "undo", "take back the last move"),
+    Command(("white",), Console.cmd_white, "white", "give the move to White (same position)"),
+    Command(("black",), Console.cmd_black, "black", "give the move to Black (same position)"),
+    Command(("force",), Console.cmd_force, "force [MOVE]",
+            "replace the engine's last move by MOVE; alone: the engine stops playing until go"),
+    Command(("remove",), Console.cmd_remove, "remove", "take back the last two moves"),
+    Command(("hint",), Console.cmd_hint, "hint", "suggest a move"),
+    Command(("history",), Console.cmd_history, "history", "the moves of the game, two columns"),
+    Command(("info",), Console.cmd_info, "info", "time control, clocks and settings"),
+    Command(("level",), Console.cmd_level, "level MOVES MINUTES INC", "time control as XBoard's level"),
+    Command(("time",), Console.cmd_time, "time CONTROL|cpu|elapsed",
+            "Crafty's time control: time sd/15, time 60/30/sd/30/5, time 40/120/20/60"),
+    Command(("settc",), Console.cmd_settc, "settc MOVES OWN OPP", "restore moves to control and clocks (minutes)"),
+    Command(("clock",), Console.cmd_clock, "clock [OWN [OPP]]", "show or correct the clocks (minutes or mm:ss)"),
+    Command(("usage",), Console.cmd_usage, "usage N", "use N percent more (or less, -N) time than normal"),
+    Command(("operator",), Console.cmd_operator, "operator N", "keep N minutes in reserve for the operator"),
+    Command(("mode",), Console.cmd_mode, "mode tournament|normal",
+            "tournament: draws score 0 and the clocks are shown after each move"),
+    Command(("ponder",), Console.cmd_ponder, "ponder on|off|MOVE", "think on the opponent's time; MOVE to ponder"),
+    Command(("draw",), Console.cmd_draw, "draw", "offer the engine a draw"),
+    Command(("resign",), Console.cmd_resign, "resign N", "resign when N pawns behind (0 = never)"),
+    Command(("noise",), Console.cmd_noise, "noise N", "show thinking only after N nodes"),
+    Command(("alarm",), Console.cmd_alarm, "alarm on|off", "beep after each engine move"),
+    Command(("ansi",), Console.cmd_ansi, "ANSI on|off", "ANSI terminal control codes"),
+    Command(("echo",), Console.cmd_echo, "echo TEXT", "print TEXT (for command files)"),
+    Command(("input",), Console.cmd_input, "input FILE", "read commands from FILE until `exit`"),
+    Command(("log",), Console.cmd_log, "log on|off|N", "log to ponderosa.log; N: show its last N lines"),
     Command(("quit", "end", "exit"), Console.cmd_quit, "quit | end | exit", "leave the program"),
     Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
 ]

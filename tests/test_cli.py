@@ -1,7 +1,10 @@
 """The installed `ponderosa` program, run as a subprocess."""
 from __future__ import annotations
 
+import os
+import pty
 import re
+import select
 import shutil
 import subprocess
 import time
@@ -29,10 +32,37 @@ def test_setboard_then_perft_from_arguments() -> None:
     assert "total moves=97862" in result.stdout
 
 
-def test_prompt_shows_side_and_move_number() -> None:
-    result = run(stdin="setboard 4k3/8/8/8/8/8/8/4K2R b K - 0 37\nquit\n")
-    assert "White(1): " in result.stdout
-    assert "Black(37): " in result.stdout
+def test_prompt_shows_side_and_move_number_on_a_terminal() -> None:
+    if PROGRAM is None:
+        pytest.fail("the `ponderosa` program is not installed on PATH")
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([PROGRAM], stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True)
+    os.close(terminal)
+    os.write(controller, b"setboard 4k3/8/8/8/8/8/8/4K2R b K - 0 37\nquit\n")
+    output = b""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        ready, _, _ = select.select([controller], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+        elif process.poll() is not None:
+            break
+    process.wait(timeout=10)
+    os.close(controller)
+    assert b"White(1): " in output
+    assert b"Black(37): " in output
+
+
+def test_no_prompt_on_a_pipe() -> None:
+    # A prompt without a newline would glue itself to the next line a GUI reads.
+    result = run(stdin="xboard\nprotover 2\nquit\n")
+    assert result.stdout.startswith("feature ")
 
 
 def test_bad_input_is_reported_and_the_engine_keeps_running() -> None:
@@ -96,7 +126,7 @@ def test_go_thinks_and_plays(tmp_path) -> None:
 
 
 def test_moves_in_san_and_coordinates_and_illegal_ones() -> None:
-    result = run("e4", "e7e5", "Nf3", "e5e4", "Ke3", "display", "quit")
+    result = run("force", "e4", "e7e5", "Nf3", "e5e4", "Ke3", "display", "quit")
     assert "Illegal move: e5e4" in result.stdout
     assert "Illegal move: Ke3" in result.stdout
     assert "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2" in result.stdout
@@ -153,3 +183,29 @@ def test_analyze_follows_moves_until_exit() -> None:
     assert re.search(r"1\. \S+", output)           # thinking for White
     assert re.search(r"1\. \.\.\. \S+", output)     # then for Black after e4
     assert "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1" in output
+
+
+def test_console_game_the_engine_replies_and_keeps_the_clock() -> None:
+    result = run(stdin="level 0 1 0\nsd 4\ne4\nhistory\ninfo\nquit\n")
+    reply = re.search(r"^Black\(1\): (\S+)$", result.stdout, re.MULTILINE)
+    assert reply, result.stdout
+    assert re.search(r"^\s+1\. e4\s+" + re.escape(reply.group(1)), result.stdout, re.MULTILINE)
+    assert "time control: the game in 1 minutes" in result.stdout
+
+
+def test_startup_file_and_input_command(tmp_path) -> None:
+    (tmp_path / ".ponderosarc").write_text("echo rc-was-read\nsd 3\nexit\necho after-exit\n")
+    commands = tmp_path / "commands.txt"
+    commands.write_text("echo from-input-file\nsetboard 4k3/8/8/8/8/8/8/4K2R w K -\nexit\n")
+    result = subprocess.run([PROGRAM or "ponderosa", f"input {commands}", "info", "quit"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert "rc-was-read" in result.stdout and "after-exit" not in result.stdout
+    assert "from-input-file" in result.stdout
+    assert "search limits: depth 3" in result.stdout
+    assert "4k3/8/8/8/8/8/8/4K2R w K - 0 1" in result.stdout
+
+
+def test_force_replaces_the_engines_move_and_remove_takes_back_two() -> None:
+    result = run("sd 3", "e4", "force e5", "history", "remove", "history", "quit")
+    assert re.search(r"^\s+1\. e4\s+e5\s*$", result.stdout, re.MULTILINE)
+    assert result.stdout.count("White    Black") == 2

@@ -1,0 +1,1185 @@
+#!/usr/bin/env python3
+"""Gauntlet match: one engine (Ponderosa by default) against the Debian chess engines.
+
+Usage (after `pip install -e .` and
+`apt-get install fairymax phalanx sjeng hoichess gnuchess`):
+
+    python tests/match.py --games 4 --tc 2+0.02
+    python tests/match.py --engine fairymax --opponents phalanx,sjeng,hoichess,gnuchess --games 2
+
+Every engine is driven by python-chess (`chess.engine`, XBoard or UCI); the script keeps the
+clocks itself. Each opening (a random sample of the EPD file, reproducible with --seed) is
+played twice with colours swapped. One line per finished game goes to stderr; at the end a
+Markdown table (score, Elo difference with its 95% margin, time losses, illegal moves, crashes
+and other engine errors of both sides) and the command line go to stdout. Ctrl-C stops the
+games in progress (they are not counted) and prints the table of the finished ones.
+
+Clocks: each side starts with BASE seconds and gets INC after each of its moves. The time an
+engine used for a move is the wall time from writing `go` to it to reading its `move`/`bestmove`
+line (both stamped in the engine's I/O thread, as cutechess does; the time python-chess spends
+around it, such as its `ping` after an XBoard move, is not charged). The engine is given both
+clocks (`time`/`otim` or `wtime`/`btime`, with `level 0 BASE INC` once per game for XBoard) and
+its increment. A clock below zero (minus --time-margin, default 0 ms) loses on time; an engine
+silent for 1 s past its clock is stopped and restarted for the next game. Pondering is always off.
+
+Game ends: checkmate, stalemate, insufficient material, 50-move rule and threefold repetition
+are applied by the script as soon as they occur on the board (as cutechess does; an engine may
+also claim a draw that python-chess's `can_claim_draw()` confirms, which includes a claim made
+with the repeating or fiftieth move). A game reaching --max-plies (default 300, counted from
+the start position) is drawn; resign adjudication (--resign MOVES:CP) is off unless asked for.
+An illegal move, a crash, an engine error (an `Error`/`Illegal move` line, a false claim, no
+move) or a time forfeit loses the game for the engine at fault and is counted for it.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import datetime
+import logging
+import math
+import os
+import queue
+import random
+import re
+import shlex
+import shutil
+import signal
+import sys
+import threading
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+import chess.engine
+import chess.pgn
+
+REPO = Path(__file__).resolve().parents[1]
+# The shared data folder stands beside the repository (../shared/data); PONDEROSA_DATA overrides.
+DATA = Path(os.environ.get("PONDEROSA_DATA", REPO.parent / "shared" / "data"))
+DEFAULT_OPENINGS = DATA / "openings" / "noob_2moves.epd"
+
+START_TIMEOUT = 20.0   # seconds for an engine to start and finish its handshake
+QUIT_TIMEOUT = 3.0     # seconds an engine gets to exit after `quit` before it is killed
+RESULT_TIMEOUT = 3.0   # seconds for sending the game result to an engine
+FORFEIT_WAIT = 1.0     # after a flag fall, how long to go on waiting (only to report how late the move was)
+TRANSCRIPT_LINES = 400  # engine I/O lines kept per engine for error reports
+Z95 = 1.959963984540054
+
+GAMES_DIR = ("/usr/games", "/usr/local/games")
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    key: str                    # name on the command line and in the table
+    protocol: str               # "xboard" or "uci"
+    command: tuple[str, ...]
+    options: tuple[tuple[str, object], ...] = ()   # engine options set once after the start
+    note: str = ""
+
+
+OPPONENTS: dict[str, EngineSpec] = {
+    "fairymax": EngineSpec(
+        "fairymax", "xboard", ("fairymax",),
+        note="no opening book and no learning; declares setboard=0 (it wants `edit`), so every "
+             "opening is sent to it as moves from the start position"),
+    "phalanx": EngineSpec(
+        "phalanx", "xboard", ("phalanx", "-b-", "-l-", "-p-"),
+        note="-b- opening book off, -l- learning off, -p- pondering off; it does not resign (-r 0 default)"),
+    "sjeng": EngineSpec(
+        "sjeng", "xboard", ("sjeng",),
+        note="no flags exist; Debian ships no standard-chess book for it (only variant .opn books), "
+             "so it plays without a book, and its learning only touches book moves"),
+    "hoichess": EngineSpec(
+        "hoichess", "xboard",
+        ("hoichess", "--norc", "--initcmd", "hash size 32M", "--initcmd", "pawnhash size 4M",
+         "--initcmd", "evalcache size 4M"),
+        note="--norc skips hoichess.rc, whose `book open` is what loads its opening book; the rc "
+             "file's hash sizes are given with --initcmd instead; it keeps about 1 s in reserve and moves "
+             "without searching below that, so it is weak at base times of 1-2 s"),
+    "gnuchess": EngineSpec(
+        "gnuchess", "uci", ("gnuchess", "--uci"), options=(("OwnBook", False),),
+        note="UCI (GNU Chess 6.2.7 loses its XBoard handshake); OwnBook=false turns its book off"),
+}
+DEFAULT_OPPONENTS = "fairymax,phalanx,sjeng,hoichess,gnuchess"
+
+ENGINE_SIDE, OPPONENT_SIDE = "engine", "opponent"
+FAULTS = ("time", "illegal", "crash", "error")
+FAULT_WORDS = {"time": "time losses", "illegal": "illegal moves", "crash": "crashes", "error": "errors"}
+
+
+# ----------------------------------------------------------------------------------------------
+# Pure helpers (unit-tested in tests/test_match.py)
+
+def parse_tc(text: str) -> tuple[float, float]:
+    """`BASE+INC` in seconds (`10+0.1`, `1+0.01`; `60` means no increment; BASE may be `M:SS`)."""
+    match = re.fullmatch(r"\s*(?:(\d+):)?(\d+(?:\.\d*)?|\.\d+)\s*(?:\+\s*(\d+(?:\.\d*)?|\.\d+))?\s*", text)
+    if not match:
+        raise ValueError(f"time control {text!r} is not BASE+INC in seconds (e.g. 10+0.1)")
+    minutes, seconds, increment = match.groups()
+    base = float(seconds) + 60 * int(minutes or 0)
+    inc = float(increment or 0)
+    if base <= 0:
+        raise ValueError(f"time control {text!r}: the base time must be positive")
+    return base, inc
+
+
+def elo_from_score(score: float) -> float:
+    """Logistic Elo difference for a score fraction; ±inf at 0 and 1."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def elo_with_margin(points: list[float]) -> tuple[float, float]:
+    """Elo difference and its 95% margin from per-game points (1, 0.5, 0).
+
+    The margin is ±1.96·σ/√n of the mean score converted through the same formula,
+    (Elo(mean + d) − Elo(mean − d)) / 2. At 0% or 100% the Elo is ∓/±inf and the margin
+    is NaN (undefined); when the interval reaches 0% or 100% the margin is inf.
+    No games give (nan, nan).
+    """
+    n = len(points)
+    if n == 0:
+        return math.nan, math.nan
+    mean = sum(points) / n
+    elo = elo_from_score(mean)
+    if math.isinf(elo):
+        return elo, math.nan
+    variance = sum((p - mean) ** 2 for p in points) / n
+    deviation = Z95 * math.sqrt(variance / n)
+    low, high = mean - deviation, mean + deviation
+    if low <= 0 or high >= 1:
+        return elo, math.inf
+    return elo, (elo_from_score(high) - elo_from_score(low)) / 2
+
+
+def read_openings(path: Path) -> list[tuple[int, str]]:
+    """(line number, text) for every position line of an EPD/FEN file; parsed later by position_fen."""
+    openings = [(number, line.strip()) for number, line in enumerate(path.read_text().splitlines(), 1)
+                if line.strip() and not line.lstrip().startswith("#")]
+    if not openings:
+        raise ValueError(f"{path}: no positions")
+    return openings
+
+
+def position_fen(text: str) -> str:
+    """The FEN of a FEN or EPD line (EPD operations dropped); ValueError if it is no position."""
+    fields = text.split()
+    if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
+        board = chess.Board(" ".join(fields[:6]))
+    else:
+        board, _ = chess.Board.from_epd(text)
+    if not board.is_valid():
+        raise ValueError(f"not a legal position: {text!r}")
+    return board.fen()
+
+
+def sample_openings(openings: list, count: int, seed: int | None) -> list:
+    """`count` openings chosen at random (reproducible for a seed); repeats only if count > len."""
+    rng = random.Random(seed)
+    chosen: list = []
+    while len(chosen) < count:
+        chosen.extend(rng.sample(openings, min(len(openings), count - len(chosen))))
+    return chosen
+
+
+@dataclass(frozen=True)
+class Pairing:
+    opening: int        # index into the sampled openings
+    engine_white: bool  # the tested engine plays White
+
+
+def pairings(n_openings: int, games: int) -> list[Pairing]:
+    """`games` games (even) over the first games/2 openings, each played once with each colour."""
+    if games % 2:
+        raise ValueError("the number of games per opponent must be even (each opening is played twice)")
+    if games // 2 > n_openings:
+        raise ValueError(f"{games} games need {games // 2} openings, only {n_openings} given")
+    return [Pairing(i, white) for i in range(games // 2) for white in (True, False)]
+
+
+def _masks(board: chess.Board) -> tuple[int, ...]:
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK])
+
+
+def _position_key(board: chess.Board) -> str:
+    return " ".join(board.fen().split()[:4])
+
+
+def line_to(fen: str, max_plies: int = 6) -> list[chess.Move] | None:
+    """Moves from the standard start position to the FEN's position (placement, side, castling
+    and en-passant rights equal), or None if none is found within max_plies. Lets the openings be
+    sent to engines as moves, so engines without `setboard` (Fairy-Max) can play them."""
+    target = chess.Board(fen)
+    plies = 2 * (target.fullmove_number - 1) + (target.turn == chess.BLACK)
+    if plies > max_plies:
+        return None
+    target_key, target_masks = _position_key(target), _masks(target)
+
+    def differing_squares(board: chess.Board) -> int:
+        diff = 0
+        for mine, theirs in zip(_masks(board), target_masks):
+            diff |= mine ^ theirs
+        return bin(diff).count("1")
+
+    def search(board: chess.Board, depth: int) -> list[chess.Move] | None:
+        if depth == 0:
+            return [] if _position_key(board) == target_key else None
+        if differing_squares(board) > 4 * depth:   # one ply changes at most 4 squares (castling)
+            return None
+        # Moves that put a piece where the target has that piece first (pawns before pieces, for
+        # the usual move order); the first line found is returned.
+        def order(move: chess.Move) -> tuple[bool, bool]:
+            piece = board.piece_at(move.from_square)
+            lands = target.piece_at(move.to_square) == piece
+            return not lands, piece is None or piece.piece_type != chess.PAWN
+
+        for move in sorted(board.legal_moves, key=order):
+            board.push(move)
+            found = search(board, depth - 1)
+            board.pop()
+            if found is not None:
+                return [move, *found]
+        return None
+
+    found = search(chess.Board(), plies)
+    if found is None and target.fullmove_number == 1 and target.halfmove_clock == 0:
+        # No move counters (EPD): try the short lines with the right side to move.
+        for depth in range(plies + 2, min(max_plies, 4) + 1, 2):
+            found = search(chess.Board(), depth)
+            if found is not None:
+                break
+    return found
+
+
+def rules_end(board: chess.Board) -> tuple[str, str] | None:
+    """(result, reason) when the game is over by the rules on the board as it stands."""
+    if board.is_checkmate():
+        return ("0-1", "Black mates") if board.turn == chess.WHITE else ("1-0", "White mates")
+    if board.is_stalemate():
+        return "1/2-1/2", "stalemate"
+    if board.is_insufficient_material():
+        return "1/2-1/2", "insufficient material"
+    if board.is_fifty_moves():
+        return "1/2-1/2", "50-move rule"
+    if board.is_repetition(3):
+        return "1/2-1/2", "threefold repetition"
+    return None
+
+
+def classify_engine_error(error: BaseException) -> str:
+    """'illegal' when python-chess rejected the engine's move, 'crash' when the process died,
+    else 'error' (an `Error`/`Illegal move` line from the engine, a protocol problem)."""
+    if isinstance(error, chess.engine.EngineTerminatedError):
+        return "crash"
+    text = str(error)
+    if re.search(r"illegal (san|uci|move \S+ in position)|invalid (san|uci)|ambiguous san|no matching legal move|"
+                 r"missing promotion piece|expected uci string|unsupported multi-leg", text):
+        return "illegal"
+    return "error"
+
+
+def format_elo(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{round(value):+d}"
+
+
+def format_margin(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "±inf"
+    return f"±{value:.0f}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Engine I/O recording (python-chess protocols with a transcript)
+
+class IOLog:
+    """All engine I/O of the run to one file (--log), with time and engine label."""
+
+    def __init__(self, path: Path | None):
+        self.lock = threading.Lock()
+        self.file = open(path, "w", encoding="utf-8") if path else None
+        self.t0 = time.monotonic()
+
+    def write(self, label: str, direction: str, line: str) -> None:
+        if self.file is None:
+            return
+        with self.lock:
+            self.file.write(f"{time.monotonic() - self.t0:10.3f} {label} {direction} {line}\n")
+
+    def close(self) -> None:
+        if self.file is not None:
+            with self.lock:
+                self.file.close()
+                self.file = None
+
+
+IO_LOG = IOLog(None)
+
+
+class _Recorder:
+    """Mixin: keeps the last engine I/O lines and python-chess's 'unexpected output' complaints."""
+
+    label = "?"
+
+    def _init_recorder(self) -> None:
+        self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
+        self.unexpected: list[str] = []
+        self.declared_setboard: bool | None = None
+        self.go_sent: float | None = None      # when `go` was written (the request of a move)
+        self.move_seen: float | None = None    # when the first `move`/`bestmove` after it arrived
+
+    def _record(self, direction: str, line: str) -> None:
+        # The clock of a move runs from writing `go` to reading the move, both stamped here in the
+        # engine's I/O thread (python-chess's thread hops and its ping after the move are excluded).
+        if direction == ">" and (line == "go" or line.startswith("go ")):
+            self.go_sent, self.move_seen = time.monotonic(), None
+        elif direction == "<" and self.go_sent is not None and self.move_seen is None and \
+                (line.startswith("move ") or line.startswith("bestmove")):
+            self.move_seen = time.monotonic()
+        self.transcript.append(f"{direction} {line}")
+        if IO_LOG.file is not None:
+            transport = getattr(self, "transport", None)
+            pid = transport.get_pid() if transport is not None else "?"
+            IO_LOG.write(f"{self.label}[{pid}]", direction, line)
+
+    def _note_idle_error(self, line: str) -> None:
+        # python-chess drops lines that come while no command runs (e.g. the answer to `result`):
+        # keep the XBoard `Error`/`Illegal move` ones for the report.
+        if getattr(self, "command", None) is None and chess.engine.XBOARD_ERROR_REGEX.match(line):
+            self.unexpected.append(f"{line} (between commands)")
+
+    def send_line(self, line: str) -> None:
+        self._record(">", line)
+        super().send_line(line)  # type: ignore[misc]
+
+
+class MatchXBoardProtocol(_Recorder, chess.engine.XBoardProtocol):
+    """XBoard protocol that also drives engines declaring setboard=0: the script sends every
+    opening as moves from the start position, so python-chess never needs `setboard`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._init_recorder()
+
+    def _line_received(self, line: str) -> None:
+        self._record("<", line)
+        if line.startswith("feature") and re.search(r"\bsetboard=[01]\b", line):
+            self.declared_setboard = "setboard=1" in line
+            line = re.sub(r"\bsetboard=0\b", "setboard=1", line)
+        self._note_idle_error(line)
+        super()._line_received(line)
+
+
+class MatchUciProtocol(_Recorder, chess.engine.UciProtocol):
+    def __init__(self) -> None:
+        super().__init__()
+        self._init_recorder()
+        self.declared_setboard = True
+
+    def _line_received(self, line: str) -> None:
+        self._record("<", line)
+        super()._line_received(line)
+
+
+class _EngineLogHandler(logging.Handler):
+    """Routes python-chess's 'Unexpected engine output' warnings to the engine they are about."""
+
+    def __init__(self, verbose: bool):
+        super().__init__()
+        self.verbose = verbose
+
+    def emit(self, record: logging.LogRecord) -> None:
+        args = record.args if isinstance(record.args, tuple) else ()
+        if args and isinstance(args[0], _Recorder) and "Unexpected engine output" in str(record.msg):
+            args[0].unexpected.append(str(args[1]))
+        elif self.verbose:
+            try:
+                sys.stderr.write(f"python-chess: {record.getMessage()}\n")
+            except Exception:  # logging must never break a game
+                pass
+
+
+LIVE_PIDS: set[int] = set()
+LIVE_LOCK = threading.Lock()
+
+
+def resolve_command(command: tuple[str, ...] | list[str]) -> list[str]:
+    """The command with its program looked up on PATH, then in /usr/games (Debian's engines)."""
+    program = command[0]
+    found = shutil.which(program)
+    if found is None and os.sep not in program:
+        for folder in GAMES_DIR:
+            candidate = os.path.join(folder, program)
+            if os.access(candidate, os.X_OK):
+                found = candidate
+                break
+    return [found or program, *command[1:]]
+
+
+@dataclass
+class MoveOutcome:
+    result: chess.engine.PlayResult | None
+    elapsed: float
+    fault: str | None = None    # time / illegal / crash / error / aborted
+    detail: str = ""
+
+
+class Player:
+    """One engine process for one worker; restarted after anything went wrong with it."""
+
+    def __init__(self, spec: EngineSpec, label: str):
+        self.spec = spec
+        self.label = label
+        self.command = resolve_command(spec.command)
+        self.engine: chess.engine.SimpleEngine | None = None
+        self.name = label
+        self.dirty = False
+        self.unexpected: list[str] = []
+        self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
+
+    # -- life cycle
+    def start(self) -> None:
+        base = MatchXBoardProtocol if self.spec.protocol == "xboard" else MatchUciProtocol
+        protocol = type(base.__name__, (base,), {"label": self.label})   # labels the I/O log from the start
+        # setpgrp: a Ctrl-C in the terminal reaches the script only; the script closes the engines.
+        engine = chess.engine.SimpleEngine.popen(protocol, self.command, timeout=START_TIMEOUT, setpgrp=True)
+        self.transcript = engine.protocol.transcript  # type: ignore[attr-defined]
+        self.unexpected = engine.protocol.unexpected  # type: ignore[attr-defined]
+        with LIVE_LOCK:
+            LIVE_PIDS.add(engine.transport.get_pid())
+        self.engine = engine
+        self.dirty = False
+        try:
+            if self.spec.options:
+                engine.configure(dict(self.spec.options))
+        except Exception:
+            self.close()
+            raise
+        self.name = engine.id.get("name") or self.label
+
+    @property
+    def declared_setboard(self) -> bool:
+        return bool(self.engine and self.engine.protocol.declared_setboard is not False)  # type: ignore[attr-defined]
+
+    def alive(self) -> bool:
+        return self.engine is not None and not self.engine.protocol.returncode.done()
+
+    def ensure_started(self) -> None:
+        if self.engine is not None and (self.dirty or not self.alive()):
+            self.close()
+        if self.engine is None:
+            self.start()
+
+    def close(self) -> None:
+        """`quit`, then kill after QUIT_TIMEOUT (at once if the engine is in an unknown state)."""
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        pid = engine.transport.get_pid()
+        try:
+            if not self.dirty and not engine.protocol.returncode.done():
+                future = asyncio.run_coroutine_threadsafe(engine.protocol.quit(), engine.protocol.loop)
+                try:
+                    future.result(QUIT_TIMEOUT)
+                except BaseException:  # any failure: kill it below
+                    future.cancel()
+        finally:
+            engine.close()  # closes the transport, which kills a process still running
+            try:
+                engine.returncode.result(QUIT_TIMEOUT)
+            except BaseException:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            with LIVE_LOCK:
+                LIVE_PIDS.discard(pid)
+
+    # -- playing
+    def play(self, board: chess.Board, limit: chess.engine.Limit, game: object, wait: float,
+             stop: threading.Event) -> MoveOutcome:
+        """Ask for a move; waits at most `wait` seconds (the engine's clock plus FORFEIT_WAIT)."""
+        assert self.engine is not None
+        protocol = self.engine.protocol
+        done_at: list[float] = []
+        coroutine = protocol.play(board, limit, game=game, info=chess.engine.INFO_SCORE | chess.engine.INFO_BASIC,
+                                  ponder=False)
+        protocol.go_sent = protocol.move_seen = None  # type: ignore[attr-defined]
+        start = time.monotonic()
+        future = asyncio.run_coroutine_threadsafe(coroutine, protocol.loop)
+        future.add_done_callback(lambda _: done_at.append(time.monotonic()))
+        while True:
+            left = wait - (time.monotonic() - start)
+            if stop.is_set():
+                future.cancel()
+                self.dirty = True
+                return MoveOutcome(None, time.monotonic() - start, "aborted")
+            try:
+                result = future.result(timeout=max(0.0, min(0.1, left)))
+            except concurrent.futures.TimeoutError:
+                if left <= 0:
+                    future.cancel()
+                    self.dirty = True
+                    return MoveOutcome(None, time.monotonic() - start, "time", "no move")
+                continue
+            except concurrent.futures.CancelledError:
+                self.dirty = True
+                return MoveOutcome(None, time.monotonic() - start, "error", "search cancelled")
+            except Exception as error:  # every engine failure is reported, none raised
+                self.dirty = True
+                elapsed = (done_at[0] if done_at else time.monotonic()) - start
+                return MoveOutcome(None, elapsed, classify_engine_error(error), f"{type(error).__name__}: {error}")
+            go_sent, move_seen = protocol.go_sent, protocol.move_seen  # type: ignore[attr-defined]
+            if result.move is not None and go_sent is not None and move_seen is not None:
+                return MoveOutcome(result, move_seen - go_sent)
+            elapsed = (done_at[0] if done_at else time.monotonic()) - start
+            return MoveOutcome(result, elapsed)
+
+    def send_result(self, board: chess.Board, result: str, reason: str) -> None:
+        if self.engine is None or self.dirty or not self.alive():
+            return
+        winner = {"1-0": chess.WHITE, "0-1": chess.BLACK}.get(result)
+        ending = re.sub(r"[{}\r\n]", "", reason)
+        protocol = self.engine.protocol
+
+        async def result_then_ping() -> None:
+            await protocol.send_game_result(board, winner, ending)
+            # A ping drains what the engine says about the finished game (Fairy-Max answers
+            # `result` with an Error line, some engines print their own result line), so that
+            # none of it lands in the next game's first search.
+            await protocol.ping()
+
+        future = asyncio.run_coroutine_threadsafe(result_then_ping(), protocol.loop)
+        try:
+            future.result(RESULT_TIMEOUT)
+        except BaseException:  # the game is decided; restart the engine to be safe
+            future.cancel()
+            self.dirty = True
+
+    def tail(self, lines: int = 12) -> list[str]:
+        return list(self.transcript)[-lines:]
+
+
+# ----------------------------------------------------------------------------------------------
+# Games
+
+@dataclass(frozen=True)
+class Opening:
+    line: int                    # line number in the openings file
+    fen: str
+    moves: tuple[chess.Move, ...] | None   # from the start position, or None (setboard needed)
+
+
+@dataclass(frozen=True)
+class Job:
+    number: int          # 1-based over the whole run
+    opponent: str
+    round: str           # "opening.game", e.g. "3.2"
+    opening: Opening
+    engine_white: bool
+
+
+@dataclass
+class GameRecord:
+    job: Job
+    white: str
+    black: str
+    result: str
+    termination: str                 # PGN Termination tag value
+    reason: str                      # what happened, in words
+    fault: str | None = None      # time / illegal / crash / error
+    fault_side: str | None = None  # ENGINE_SIDE / OPPONENT_SIDE
+    plies: int = 0
+    pgn: str = ""
+
+    @property
+    def engine_points(self) -> float:
+        if self.result == "1/2-1/2":
+            return 0.5
+        white_won = self.result == "1-0"
+        return 1.0 if white_won == self.job.engine_white else 0.0
+
+
+@dataclass
+class Settings:
+    base: float
+    inc: float
+    max_plies: int
+    resign_moves: int      # 0 = off
+    resign_cp: int
+    time_margin: float
+    tc_text: str
+    event: str
+
+
+def score_comment(info: dict, elapsed: float) -> str:
+    parts = []
+    score = info.get("score")
+    if score is not None:
+        pov = score.relative
+        if pov.is_mate():
+            mate = pov.mate()
+            parts.append(f"{'+' if mate > 0 else '-'}M{abs(mate)}")
+        else:
+            parts.append(f"{pov.score() / 100:+.2f}")
+        if "depth" in info:
+            parts[-1] += f"/{info['depth']}"
+    parts.append(f"{elapsed:.3f}s")
+    return " ".join(parts)
+
+
+def white_cp(info: dict) -> int | None:
+    score = info.get("score")
+    if score is None:
+        return None
+    return score.white().score(mate_score=100000)
+
+
+def play_game(job: Job, engine: Player, opponent: Player, settings: Settings,
+              stop: threading.Event) -> GameRecord | None:
+    """Plays one game; None if it was aborted (Ctrl-C)."""
+    white, black = (engine, opponent) if job.engine_white else (opponent, engine)
+    side_of = {chess.WHITE: ENGINE_SIDE if job.engine_white else OPPONENT_SIDE,
+               chess.BLACK: OPPONENT_SIDE if job.engine_white else ENGINE_SIDE}
+    if job.opening.moves is not None:
+        board = chess.Board()
+        for move in job.opening.moves:
+            board.push(move)
+    else:
+        board = chess.Board(job.opening.fen)
+    opening_board = board.copy(stack=False)
+    opening_plies = len(board.move_stack)
+    clocks = {chess.WHITE: settings.base, chess.BLACK: settings.base}
+    token = object()
+    comments: list[str] = []
+    white_scores: list[int | None] = []
+    result = termination = reason = ""
+    fault = fault_side = None
+    names = {chess.WHITE: white.name, chess.BLACK: black.name}
+
+    def lose(color: bool, kind: str | None, why: str, pgn_termination: str) -> None:
+        nonlocal result, termination, reason, fault, fault_side
+        result = "0-1" if color == chess.WHITE else "1-0"
+        termination, reason = pgn_termination, why
+        if kind is not None:
+            fault, fault_side = kind, side_of[color]
+
+    while True:
+        ended = rules_end(board)
+        if ended:
+            result, reason = ended
+            termination = "normal"
+            break
+        if board.ply() >= settings.max_plies:
+            result, termination = "1/2-1/2", "adjudication"
+            reason = f"draw by adjudication: maximum length of {settings.max_plies} plies"
+            break
+        if settings.resign_moves:
+            recent = white_scores[-2 * settings.resign_moves:]
+            if len(recent) == 2 * settings.resign_moves and all(s is not None for s in recent):
+                if all(s >= settings.resign_cp for s in recent):  # type: ignore[operator]
+                    lose(chess.BLACK, None, "White wins by resign adjudication", "adjudication")
+                    break
+                if all(s <= -settings.resign_cp for s in recent):  # type: ignore[operator]
+                    lose(chess.WHITE, None, "Black wins by resign adjudication", "adjudication")
+                    break
+        color = board.turn
+        player = white if color == chess.WHITE else black
+        who = f"{'White' if color == chess.WHITE else 'Black'} ({names[color]})"
+        limit = chess.engine.Limit(white_clock=max(clocks[chess.WHITE], 0.001),
+                                   black_clock=max(clocks[chess.BLACK], 0.001),
+                                   white_inc=settings.inc, black_inc=settings.inc, clock_id=token)
+        outcome = player.play(board, limit, token, clocks[color] + settings.time_margin + FORFEIT_WAIT, stop)
+        if outcome.fault == "aborted":
+            return None
+        clocks[color] -= outcome.elapsed
+        if outcome.fault == "time" or (outcome.fault is None and clocks[color] < -settings.time_margin):
+            lose(color, "time", f"{who} loses on time (used {outcome.elapsed:.3f} s, had "
+                 f"{clocks[color] + outcome.elapsed:.3f} s{'; no move yet' if outcome.result is None else ''})",
+                 "time forfeit")
+            break
+        if outcome.fault is not None:
+            words = {"illegal": "plays an illegal move", "crash": "crashed", "error": "engine error"}[outcome.fault]
+            lose(color, outcome.fault, f"{who} {words}: {outcome.detail}", "rules infraction")
+            break
+        assert outcome.result is not None
+        play = outcome.result
+        move = play.move
+        if move is None:
+            if play.resigned:
+                lose(color, None, f"{who} resigns", "normal")
+            elif board.can_claim_draw():
+                result, termination = "1/2-1/2", "normal"
+                reason = f"{who} claims a draw ({'50-move rule' if board.can_claim_fifty_moves() else 'repetition'})"
+            else:
+                lose(color, "error", f"{who} made no move (a false claim or a null best move)", "rules infraction")
+            break
+        if move not in board.legal_moves:
+            lose(color, "illegal", f"{who} plays an illegal move: {move.uci()}", "rules infraction")
+            break
+        board.push(move)
+        clocks[color] += settings.inc
+        comments.append(score_comment(play.info, outcome.elapsed))
+        white_scores.append(white_cp(play.info))
+        if play.resigned and not rules_end(board):
+            lose(color, None, f"{who} resigns after its move", "normal")
+            break
+
+    record = GameRecord(job, white.name, black.name, result, termination, reason, fault, fault_side,
+                        board.ply())
+    record.pgn = game_pgn(record, settings, opening_board, board.move_stack[opening_plies:], comments)
+    for player in (white, black):
+        player.send_result(board, result, reason)
+    return record
+
+
+def game_pgn(record: GameRecord, settings: Settings, opening_board: chess.Board,
+             moves: list[chess.Move], comments: list[str]) -> str:
+    game = chess.pgn.Game()
+    game.headers["Event"] = settings.event
+    game.headers["Site"] = "?"
+    game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
+    game.headers["Round"] = record.job.round
+    game.headers["White"] = record.white
+    game.headers["Black"] = record.black
+    game.headers["Result"] = record.result
+    game.setup(opening_board)   # SetUp "1" and FEN of the opening position
+    game.headers["TimeControl"] = settings.tc_text
+    game.headers["Termination"] = record.termination
+    game.headers["TerminationDetails"] = record.reason
+    opening = record.job.opening
+    if opening.moves is not None:
+        game.headers["Opening"] = chess.Board().variation_san(list(opening.moves))
+    game.headers["OpeningLine"] = str(opening.line)
+    game.headers["PlyCount"] = str(len(moves))
+    node: chess.pgn.GameNode = game
+    for move, comment in zip(moves, comments):
+        node = node.add_variation(move, comment=comment)
+    node.comment = (node.comment + " " if node.comment else "") + record.reason
+    return str(game)
+
+
+# ----------------------------------------------------------------------------------------------
+# Tallies and report
+
+@dataclass
+class Tally:
+    points: list[float] = field(default_factory=list)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    faults: Counter = field(default_factory=Counter)      # (side, kind) -> count
+    reasons: Counter = field(default_factory=Counter)
+
+    def add(self, record: GameRecord) -> None:
+        points = record.engine_points
+        self.points.append(points)
+        if points == 1:
+            self.wins += 1
+        elif points == 0:
+            self.losses += 1
+        else:
+            self.draws += 1
+        if record.fault:
+            self.faults[(record.fault_side, record.fault)] += 1
+        self.reasons[record.termination if record.termination != "normal" else short_reason(record.reason)] += 1
+
+    def merge(self, other: Tally) -> None:
+        self.points += other.points
+        self.wins += other.wins
+        self.draws += other.draws
+        self.losses += other.losses
+        self.faults.update(other.faults)
+        self.reasons.update(other.reasons)
+
+    def line(self) -> str:
+        return f"+{self.wins} ={self.draws} -{self.losses}"
+
+
+def short_reason(reason: str) -> str:
+    if reason.endswith("mates"):
+        return "checkmate"
+    if "resigns" in reason:
+        return "resignation"
+    if "claims a draw" in reason:
+        return "draw claim"
+    return reason
+
+
+def table(rows: list[tuple[str, Tally]]) -> str:
+    head = ("| opponent | games | W | D | L | score | Elo | ±95% | time losses (E/O) | illegal moves (E/O) "
+            "| crashes (E/O) | errors (E/O) |")
+    lines = [head, "| " + " | ".join(["---"] * 12) + " |"]
+    for name, tally in rows:
+        n = len(tally.points)
+        elo, margin = elo_with_margin(tally.points)
+        score = f"{100 * sum(tally.points) / n:.1f}%" if n else "n/a"
+        faults = [f"{tally.faults[(ENGINE_SIDE, k)]}/{tally.faults[(OPPONENT_SIDE, k)]}" for k in FAULTS]
+        lines.append(f"| {name} | {n} | {tally.wins} | {tally.draws} | {tally.losses} | {score} | "
+                     f"{format_elo(elo)} | {format_margin(margin)} | " + " | ".join(faults) + " |")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# Running the gauntlet
+
+class Gauntlet:
+    def __init__(self, args: argparse.Namespace, engine_spec: EngineSpec, opponents: list[EngineSpec],
+                 openings: list[Opening], settings: Settings):
+        self.args = args
+        self.engine_spec = engine_spec
+        self.opponents = opponents
+        self.openings = openings
+        self.settings = settings
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.tallies: dict[str, Tally] = {spec.key: Tally() for spec in opponents}
+        self.expected: dict[str, int] = {}
+        self.failed: dict[str, str] = {}         # opponent -> why its games stopped
+        self.names: dict[str, str] = {}
+        self.unexpected: dict[str, Counter] = {}
+        self.done = 0
+        self.total = 0
+        self.pgn_file = open(args.pgn, "w", encoding="utf-8") if args.pgn else None
+        self.jobs: queue.Queue[Job] = queue.Queue()
+
+    def say(self, text: str) -> None:
+        with self.lock:
+            sys.stderr.write(text + "\n")
+            sys.stderr.flush()
+
+    def preflight(self, spec: EngineSpec, label: str) -> Player | None:
+        """Start and close an engine once: its name, its setboard support, or a clear error."""
+        player = Player(spec, label)
+        try:
+            player.start()
+        except Exception as error:
+            self.say(f"cannot start {label} ({spec.protocol}: {shlex.join(player.command)}): "
+                     f"{type(error).__name__}: {error}")
+            player.close()
+            return None
+        self.names[label] = player.name
+        setboard = player.declared_setboard
+        player.close()
+        if not setboard and any(o.moves is None for o in self.openings):
+            self.say(f"cannot use {label}: it has no `setboard` and some openings are not reachable by moves")
+            return None
+        return player
+
+    def run(self) -> int:
+        engine_ok = self.preflight(self.engine_spec, "engine")
+        if engine_ok is None:
+            return 2
+        usable = []
+        for spec in self.opponents:
+            if self.preflight(spec, spec.key) is not None:
+                usable.append(spec)
+            else:
+                self.failed[spec.key] = "could not be started (see above); skipped"
+        plan = pairings(len(self.openings), self.args.games)
+        number = 0
+        for spec in usable:
+            self.expected[spec.key] = len(plan)
+            for pairing in plan:
+                number += 1
+                game_in_pair = 1 if pairing.engine_white else 2
+                self.jobs.put(Job(number, spec.key, f"{pairing.opening + 1}.{game_in_pair}",
+                                  self.openings[pairing.opening], pairing.engine_white))
+        self.total = number
+        self.say(f"{self.names['engine']} against {', '.join(s.key for s in usable) or 'nobody'}: "
+                 f"{self.total} games, {self.args.concurrency} at a time, tc {self.settings.tc_text}")
+        workers = [threading.Thread(target=self.worker, name=f"worker-{i}", daemon=True)
+                   for i in range(max(1, min(self.args.concurrency, self.total or 1)))]
+        for worker in workers:
+            worker.start()
+        interrupted = False
+        try:
+            while any(w.is_alive() for w in workers):
+                for worker in workers:
+                    worker.join(0.2)
+        except KeyboardInterrupt:
+            interrupted = True
+            self.stop.set()
+            self.say("interrupted: stopping the games in progress (not counted) and closing the engines")
+            try:
+                for worker in workers:
+                    worker.join(QUIT_TIMEOUT + 5)
+            except KeyboardInterrupt:
+                pass
+        kill_leftovers()
+        if self.pgn_file:
+            self.pgn_file.close()
+        self.report(interrupted)
+        return 130 if interrupted else 0
+
+    def worker(self) -> None:
+        engine = Player(self.engine_spec, "engine")
+        opponent: Player | None = None
+        try:
+            while not self.stop.is_set():
+                try:
+                    job = self.jobs.get_nowait()
+                except queue.Empty:
+                    return
+                if job.opponent in self.failed:
+                    continue
+                if opponent is None or opponent.spec.key != job.opponent:
+                    if opponent is not None:
+                        self.collect_unexpected(opponent)
+                        opponent.close()
+                    opponent = Player(OPPONENT_SPECS[job.opponent], job.opponent)
+                if not self.ensure(engine, job) or not self.ensure(opponent, job):
+                    continue
+                record = play_game(job, engine, opponent, self.settings, self.stop)
+                if record is None:
+                    return
+                self.finish(record, engine, opponent)
+        except Exception as error:  # a bug here must not leave engines running
+            self.say(f"worker failed: {type(error).__name__}: {error}")
+            self.stop.set()
+        finally:
+            for player in (engine, opponent):
+                if player is not None:
+                    self.collect_unexpected(player)
+                    player.close()
+
+    def ensure(self, player: Player, job: Job) -> bool:
+        try:
+            if player.engine is not None and (player.dirty or not player.alive()):
+                self.collect_unexpected(player)
+            player.ensure_started()
+            return True
+        except Exception as error:
+            why = f"{player.label} could not be restarted: {type(error).__name__}: {error}"
+            self.say(why)
+            with self.lock:
+                if player.label == "engine":
+                    self.failed.update({key: why for key in self.tallies if key not in self.failed})
+                    self.stop.set()
+                else:
+                    self.failed.setdefault(job.opponent, why)
+            return False
+
+    def collect_unexpected(self, player: Player) -> None:
+        with self.lock:
+            counter = self.unexpected.setdefault(player.label, Counter())
+            counter.update(player.unexpected)
+            player.unexpected.clear()
+
+    def finish(self, record: GameRecord, engine: Player, opponent: Player) -> None:
+        with self.lock:
+            tally = self.tallies[record.job.opponent]
+            tally.add(record)
+            self.done += 1
+            if self.pgn_file:
+                self.pgn_file.write(record.pgn + "\n\n")
+                self.pgn_file.flush()
+            colour = "W" if record.job.engine_white else "B"
+            line = (f"[{self.done}/{self.total}] {record.job.opponent} round {record.job.round}: "
+                    f"{record.white} - {record.black} {record.result} ({record.reason}; {record.plies} plies) "
+                    f"engine={colour} | vs {record.job.opponent}: {tally.line()}")
+            sys.stderr.write(line + "\n")
+            if record.fault:
+                culprit = engine if record.fault_side == ENGINE_SIDE else opponent
+                sys.stderr.write(f"    last I/O of {culprit.label} ({culprit.name}):\n")
+                for io in culprit.tail():
+                    sys.stderr.write(f"    {io}\n")
+            sys.stderr.flush()
+
+    def report(self, interrupted: bool) -> None:
+        s = self.settings
+        rows = [(f"{key} ({self.names.get(key, key)})", tally) for key, tally in self.tallies.items()
+                if key not in self.failed or tally.points]
+        if len(rows) > 1:
+            total = Tally()
+            for _, tally in rows:
+                total.merge(tally)
+            rows.append(("all", total))
+        out = []
+        title = f"## Gauntlet: {self.names.get('engine', 'engine')}"
+        out.append(title + (" (interrupted: partial results)" if interrupted else ""))
+        out.append("")
+        out.append(f"Command: `{shlex.join([sys.executable.split('/')[-1], *sys.argv])}`")
+        out.append("")
+        engine_command = shlex.join(resolve_command(self.engine_spec.command))
+        options = f", options {dict(self.engine_spec.options)}" if self.engine_spec.options else ""
+        out.append(f"- Date: {datetime.date.today().isoformat()}; "
+                   f"engine `{engine_command}` ({self.engine_spec.protocol}{options})")
+        out.append(f"- Time control: {s.base:g} s + {s.inc:g} s per move, clocks kept by this script "
+                   f"(tolerance {s.time_margin * 1000:g} ms); pondering off; concurrency {self.args.concurrency}")
+        out.append(f"- Openings: `{self.args.openings}`, {len(self.openings)} sampled with seed {self.args.seed}, "
+                   "each played twice with colours swapped")
+        adjudication = ("rules (checkmate, stalemate, insufficient material, 50-move rule, threefold repetition); "
+                        f"maximum length {s.max_plies} plies → draw; resign adjudication ")
+        adjudication += (f"on (both engines' scores beyond ±{s.resign_cp} cp for {s.resign_moves} moves each)"
+                         if s.resign_moves else "off")
+        out.append(f"- Adjudication: {adjudication}")
+        out.append("- E/O columns: the tested engine / the opponent. Errors are `Error`/`Illegal move` "
+                   "lines from the engine, false claims and missing moves; each one lost a game.")
+        for spec in self.opponents:
+            out.append(f"- {spec.key}: `{shlex.join(resolve_command(spec.command))}` ({spec.protocol}"
+                       + (f", options {dict(spec.options)}" if spec.options else "") + f"); {spec.note}")
+        out.append("")
+        out.append(table(rows))
+        out.append("")
+        for key, tally in self.tallies.items():
+            if tally.points:
+                reasons = ", ".join(f"{r} {c}" for r, c in tally.reasons.most_common())
+                missing = self.expected.get(key, 0) - len(tally.points)
+                out.append(f"- {key}: {reasons}" + (f"; {missing} games not played" if missing else ""))
+        for key, why in self.failed.items():
+            out.append(f"- {key}: {why}")
+        for label, counter in self.unexpected.items():
+            if counter:
+                examples = "; ".join(repr(line) for line, _ in counter.most_common(3))
+                out.append(f"- {sum(counter.values())} output line(s) of {label} that python-chess did not expect "
+                           f"(most common: {examples})")
+        sys.stdout.write("\n".join(out) + "\n")
+        sys.stdout.flush()
+
+
+OPPONENT_SPECS: dict[str, EngineSpec] = dict(OPPONENTS)
+
+
+def kill_leftovers() -> None:
+    with LIVE_LOCK:
+        pids = list(LIVE_PIDS)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def build_openings(path: Path, count: int, seed: int | None) -> list[Opening]:
+    openings = []
+    for line, text in sample_openings(read_openings(path), count, seed):
+        try:
+            fen = position_fen(text)
+        except ValueError as error:
+            raise ValueError(f"{path}:{line}: {error}") from None
+        moves = line_to(fen)
+        openings.append(Opening(line, fen, tuple(moves) if moves is not None else None))
+    return openings
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--engine", default="ponderosa",
+                        help="command of the tested engine (default: ponderosa); a name from --opponents "
+                             "uses that engine's command line and protocol")
+    parser.add_argument("--engine-protocol", choices=("xboard", "uci"),
+                        help="protocol of --engine (default xboard, or the known engine's)")
+    parser.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="set an option of the tested engine (repeatable), e.g. OwnBook=false")
+    parser.add_argument("--opponents", default=DEFAULT_OPPONENTS,
+                        help=f"comma-separated, from: {', '.join(OPPONENTS)} (default: all)")
+    parser.add_argument("--games", type=int, default=2, help="games per opponent, even (default 2)")
+    parser.add_argument("--tc", default="10+0.1", help="BASE+INC in seconds (default 10+0.1)")
+    parser.add_argument("--concurrency", type=int, default=2, help="games played at once (default 2)")
+    parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS,
+                        help="EPD/FEN file (default ../shared/data/openings/noob_2moves.epd beside the repo)")
+    parser.add_argument("--seed", type=int, default=1, help="seed for sampling the openings (default 1)")
+    parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
+    parser.add_argument("--max-plies", type=int, default=300, help="draw after this many plies (default 300)")
+    parser.add_argument("--resign", default="",
+                        help="resign adjudication MOVES:CP, e.g. 4:1000 (both engines' scores beyond ±CP "
+                             "for MOVES moves each); default off")
+    parser.add_argument("--time-margin", type=float, default=0.0,
+                        help="milliseconds a clock may go below zero before the flag falls (default 0)")
+    parser.add_argument("--log", type=Path, help="write every line to and from every engine to this file")
+    parser.add_argument("--verbose", action="store_true", help="show python-chess's own warnings")
+    args = parser.parse_args(argv)
+    try:
+        args.base, args.inc = parse_tc(args.tc)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.games <= 0 or args.games % 2:
+        parser.error("--games must be a positive even number (each opening is played with both colours)")
+    if args.concurrency < 1:
+        parser.error("--concurrency must be at least 1")
+    args.opponent_keys = [key.strip() for key in args.opponents.split(",") if key.strip()]
+    unknown = [key for key in args.opponent_keys if key not in OPPONENTS]
+    if unknown:
+        parser.error(f"unknown opponents {', '.join(unknown)}; known: {', '.join(OPPONENTS)}")
+    args.resign_moves, args.resign_cp = 0, 0
+    if args.resign:
+        match = re.fullmatch(r"(\d+):(\d+)", args.resign)
+        if not match or int(match.group(1)) < 1:
+            parser.error("--resign takes MOVES:CP, e.g. 4:1000")
+        args.resign_moves, args.resign_cp = int(match.group(1)), int(match.group(2))
+    args.engine_options = []
+    for text in args.engine_option:
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            parser.error(f"--engine-option takes NAME=VALUE, not {text!r}")
+        args.engine_options.append((name.strip(), option_value(value.strip())))
+    if not args.openings.is_file():
+        parser.error(f"openings file {args.openings} not found")
+    return args
+
+
+def option_value(text: str) -> object:
+    """An engine option value from the command line: true/false, an integer, or the text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def engine_spec_from(args: argparse.Namespace) -> EngineSpec:
+    words = shlex.split(args.engine)
+    extra = tuple(getattr(args, "engine_options", ()))
+    if len(words) == 1 and words[0] in OPPONENTS:
+        known = OPPONENTS[words[0]]
+        options = tuple((k, v) for k, v in known.options if k not in dict(extra)) + extra
+        return EngineSpec("engine", args.engine_protocol or known.protocol, known.command, options, known.note)
+    return EngineSpec("engine", args.engine_protocol or "xboard", tuple(words), extra)
+
+
+def main(argv: list[str] | None = None) -> int:
+    global IO_LOG
+    sys.setswitchinterval(0.0005)   # engine I/O threads get the GIL sooner (default 5 ms)
+    args = parse_arguments(sys.argv[1:] if argv is None else argv)
+    logger = logging.getLogger("chess.engine")
+    logger.handlers[:] = [_EngineLogHandler(args.verbose)]
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    if not args.verbose:   # e.g. "Loop ... that handles pid N is closed" when an engine is killed
+        logging.getLogger("asyncio").setLevel(logging.ERROR)
+    try:
+        openings = build_openings(args.openings, args.games // 2, args.seed)
+    except ValueError as error:
+        sys.stderr.write(f"openings: {error}\n")
+        return 2
+    IO_LOG = IOLog(args.log)
+    settings = Settings(args.base, args.inc, args.max_plies, args.resign_moves, args.resign_cp,
+                        args.time_margin / 1000, args.tc, "Ponderosa gauntlet")
+    gauntlet = Gauntlet(args, engine_spec_from(args), [OPPONENTS[key] for key in args.opponent_keys],
+                        openings, settings)
+    try:
+        return gauntlet.run()
+    except KeyboardInterrupt:   # during the engines' start-up check, before any game
+        sys.stderr.write("interrupted before the games started\n")
+        return 130
+    finally:
+        kill_leftovers()
+        IO_LOG.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
