@@ -2,6 +2,7 @@
 and the engine's reports into protocol lines. See ../shared/PROTOCOL.md."""
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import queue
@@ -15,7 +16,7 @@ from typing import Callable, TextIO
 
 import chess
 
-from ponderosa.engine.clock import TimeControl, allocate, parse_level, parse_st
+from ponderosa.engine.clock import MIN_BUDGET, TimeControl, allocate, parse_level, parse_st
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
@@ -37,12 +38,8 @@ OPTIONS: dict[str, tuple[str, int, int, int]] = {
 }
 EDIT_PASSTHROUGH = ("ping", "quit")   # still obeyed inside edit mode, where no piece command looks like them
 RESIGN_CONFIRMATIONS = 3        # searches in a row below the resign threshold
-MIN_SECONDS = 0.01              # the shortest think
 MAX_SECONDS = 1e7               # longer than any game, and still a 64-bit nanosecond deadline
 MAX_NODES = 1 << 62
-CLOCK_SHARE, CLOCK_RESERVE = 0.8, 0.05   # at most this share of the own clock, less a reserve, per move
-LEVEL_MPS = re.compile(r"^\d+$")
-LEVEL_BASE = re.compile(r"^\d+(\.\d+)?(:\d+(\.\d+)?)?$")
 CENTISECONDS = re.compile(r"^-?\d+(\.\d+)?$")
 
 
@@ -199,12 +196,10 @@ class XBoardSession:
                         pondering=self.ponder_enabled)
 
     def _budget(self) -> tuple[float, float]:
-        """(soft, hard) seconds for the move: the time allocation, never past the own clock (an
-        increment arrives only after the move) and always a finite, representable deadline."""
+        """(soft, hard) seconds for the move: the clock module's allocation, as a deadline the
+        search can represent (a huge `st` or clock would overflow it)."""
         budget = self._time_budget()
         soft, hard = _bounded_seconds(budget.soft_seconds), _bounded_seconds(budget.hard_seconds)
-        if getattr(self.control, "seconds_per_move", None) is None and self.own_seconds is not None:
-            hard = min(hard, max(MIN_SECONDS, self.own_seconds * CLOCK_SHARE - CLOCK_RESERVE))
         return min(soft, hard), hard
 
     def _think_limits(self) -> SearchLimits:
@@ -218,7 +213,7 @@ class XBoardSession:
         """The engine is on move: claim a finished game, or search and later play a move."""
         if self.invalid_position:
             return
-        outcome = self._game_over()
+        outcome = self.engine.outcome()
         if outcome is not None or not self.engine.legal_moves():
             self._claim(outcome)
             return
@@ -227,7 +222,7 @@ class XBoardSession:
     def start_pondering(self, expected: str | None) -> None:
         if not (self.ponder_enabled and expected and self.engine_side is not None):
             return
-        if expected not in self.engine.legal_moves() or self._game_over() is not None:
+        if expected not in self.engine.legal_moves() or self.engine.outcome() is not None:
             return
         self._start("ponder", SearchLimits(depth=self.depth_limit), ponder_move=expected)
 
@@ -252,7 +247,7 @@ class XBoardSession:
     def _play(self, result: SearchResult) -> None:
         """Send the engine's move (or resign), then claims, pongs, and start pondering."""
         if result.best_move is None:
-            self._claim(self._game_over())
+            self._claim(self.engine.outcome())
             self._flush_pings()
             return
         self.last_scores = (self.last_scores + [result.score])[-RESIGN_CONFIRMATIONS:]
@@ -267,32 +262,12 @@ class XBoardSession:
         self.engine.make_move(result.best_move)
         self.moves_played += 1
         self.out.line(f"move {result.best_move}")
-        outcome = self._game_over()
+        outcome = self.engine.outcome()
         if outcome is not None:
             self._claim(outcome)
         self._flush_pings()
         if outcome is None:
             self.start_pondering(result.ponder_move)
-
-    def _game_over(self) -> tuple[str, str] | None:
-        """(result, reason) when the game is over on the board now: mate, stalemate, a dead
-        position, or a threefold repetition or fifty moves that have already happened.
-
-        Not Engine.outcome(): python-chess's claim_draw also counts a draw that the side to
-        move could only reach with its next move, and claiming that one is a false claim
-        (xboard and cutechess forfeit it)."""
-        game = self.engine.game
-        if game.is_checkmate():
-            return ("0-1", "Black mates") if game.turn == chess.WHITE else ("1-0", "White mates")
-        if game.is_stalemate():
-            return "1/2-1/2", "Stalemate"
-        if game.is_insufficient_material():
-            return "1/2-1/2", "Insufficient material"
-        if game.is_fifty_moves():
-            return "1/2-1/2", "Draw by fifty-move rule"
-        if game.is_repetition(3):
-            return "1/2-1/2", "Draw by repetition"
-        return None
 
     def _claim(self, outcome: tuple[str, str] | None) -> None:
         if outcome is not None:
@@ -478,25 +453,20 @@ class XBoardSession:
         self.engine_side = chess.WHITE
 
     def cmd_level(self, args: str) -> None:
-        words = args.split()
-        if len(words) < 3 or not LEVEL_MPS.match(words[0]) or not LEVEL_BASE.match(words[1]) \
-                or _number(words[2]) is None:
-            self.out.line(f"Error (bad level): level {args}")
-            return
         try:
             self.control = parse_level(args)
         except (ValueError, OverflowError):
             self.out.line(f"Error (bad level): level {args}")
 
     def cmd_st(self, args: str) -> None:
-        seconds = _number(args)
-        if seconds is None:
-            self.out.line(f"Error (bad time): st {args}")
-            return
         try:
-            self.control = parse_st(repr(min(seconds, MAX_SECONDS)))
+            control = parse_st(args)
         except (ValueError, OverflowError):
             self.out.line(f"Error (bad time): st {args}")
+            return
+        if control.seconds_per_move is not None and control.seconds_per_move > MAX_SECONDS:
+            control = dataclasses.replace(control, seconds_per_move=MAX_SECONDS)   # still a deadline
+        self.control = control
 
     def cmd_sd(self, args: str) -> None:
         if args.isdigit() and int(args) > 0:
@@ -748,15 +718,6 @@ def tolerate_bad_bytes(*streams: TextIO) -> None:
                 pass   # already read from: keep the stream as it is
 
 
-def _number(text: str) -> float | None:
-    """A finite, non-negative decimal number (`1`, `0.5`, `2.0`), else None."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and value >= 0 else None
-
-
 def _clock_seconds(text: str) -> float | None:
     """`time`/`otim` centiseconds as seconds (a negative clock counts as zero), else None."""
     if not CENTISECONDS.match(text):
@@ -767,8 +728,8 @@ def _clock_seconds(text: str) -> float | None:
 def _bounded_seconds(seconds: float) -> float:
     """A time limit the search can turn into a nanosecond deadline."""
     if math.isnan(seconds):
-        return MIN_SECONDS
-    return min(max(seconds, MIN_SECONDS), MAX_SECONDS)
+        return MIN_BUDGET
+    return min(max(seconds, MIN_BUDGET), MAX_SECONDS)
 
 
 def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:

@@ -1623,6 +1623,18 @@ def test_X10_fen_with_absurd_counters(xb: Start, counters: str) -> None:
     engine.sync(1)
 
 
+@pytest.mark.parametrize("command", ["option Hash=16", "memory 32"])
+def test_X11_hash_resize_right_after_start(xb: Start, command: str) -> None:
+    """xboard sends `memory N` (and any `option Hash=N` from its command line) right after the
+    handshake, while the start-up thread may still be faulting the table's pages in."""
+    engine = xb(cold=True)
+    engine.send(command)
+    engine.sync(1, timeout=2.0)
+    engine.send("new", "st 0.2", "go")
+    engine.expect_move(1.5)
+    assert engine.alive()
+
+
 # -- Running the cases side by side ----------------------------------------------------------------
 # Most of a case's time is waiting (QUIET windows, `st` searches on one core), so the selected
 # cases run JOBS at a time in threads when the module starts; each pytest test then reports its
