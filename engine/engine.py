@@ -98,7 +98,8 @@ class Engine:
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
         # Fault the hash table's pages in beside start-up rather than in the first search.
-        threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True).start()
+        self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
+        self._prefault.start()
 
     # -- position -------------------------------------------------------------
 
@@ -251,6 +252,7 @@ class Engine:
 
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns the bytes actually used."""
+        self._prefault.join()   # it must not touch the old table after resize unmaps it
         self.tt.resize(size_bytes)
         return self.tt.size
 
