@@ -228,11 +228,12 @@ class XBoardEngine:
 
     # -- §11.0 macros -----------------------------------------------------------
 
-    def init(self, style: str = "X", protover: int = 2, timeout: float = 2.0) -> Features:
+    def init(self, style: str = "X", protover: int = 2, timeout: float = 5.0) -> Features:
         """INIT: `xboard` and `protover N` in one write, features until done=1.
 
         style "X": accept every feature (xboard); "P": answer nothing (python-chess);
-        "C": accept cutechess's list and reject the rest."""
+        "C": accept cutechess's list and reject the rest. The timeout is lenient (a loaded
+        machine starts Python slowly); T01 checks the handshake time itself."""
         sent = self.send("xboard", f"protover {protover}")
         deadline = sent + timeout
         done = False
