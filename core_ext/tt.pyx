@@ -4,6 +4,14 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memset
 
+cdef extern from *:
+    """
+    /* Add 0 atomically: the page is faulted in for writing, and a concurrent store by a
+       search is never lost (a plain store of 0 would wipe it). */
+    #define PONDEROSA_TOUCH(p) ((void)__atomic_fetch_add((p), 0, __ATOMIC_RELAXED))
+    """
+    void PONDEROSA_TOUCH(char* p) noexcept nogil
+
 cdef extern from "<sys/mman.h>" nogil:
     void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
     int munmap(void* addr, size_t length)
@@ -113,7 +121,7 @@ cdef class TranspositionTable:
         with nogil:
             offset = 0
             while offset < size:
-                memory[offset] = 0   # the page is still all zeros, so this changes nothing
+                PONDEROSA_TOUCH(&memory[offset])   # a search may already be storing entries here
                 offset += 4096
 
     def clear(self) -> None:
