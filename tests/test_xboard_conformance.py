@@ -83,7 +83,7 @@ def setboard(engine: XBoardEngine, fen: str) -> None:
     engine.send("new", "force", f"setboard {fen}")
 
 
-def pv_first_move(engine: XBoardEngine, text: str | None, board: chess.Board) -> chess.Move | None:
+def pv_first_move(text: str | None, board: chess.Board) -> chess.Move | None:
     """The first move of a PV text (SAN or coordinates, move numbers allowed) on board."""
     for token in (text or "").split():
         if re.match(r"^\d+\.+$", token):
@@ -916,7 +916,7 @@ def analysis_first_moves(engine: XBoardEngine, board: chess.Board, seconds: floa
                 continue
             restarted = False
         if match:
-            move = pv_first_move(engine, match.group(5), board)
+            move = pv_first_move(match.group(5), board)
             assert move is not None, f"PV not legal in {board.fen()}: {line.text}"
             moves.append(move)
     return moves
@@ -1514,7 +1514,7 @@ def test_X02_ponder_hit_thinking_lines(xb: Start) -> None:
     pvs = [m.group(5) for m in (THINK.match(text) for text in engine.side_lines) if m]
     assert pvs, "no thinking lines after the ponder hit"
     assert all(pv and pv.strip() for pv in pvs), f"empty PV in {engine.side_lines}"
-    assert pv_first_move(engine, pvs[-1], after_hit) == engine.board.peek(), "the last PV does not start with the move"
+    assert pv_first_move(pvs[-1], after_hit) == engine.board.peek(), "the last PV does not start with the move"
     engine.sync(1)
 
 
