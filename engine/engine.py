@@ -116,6 +116,16 @@ class Engine:
         self.board = Board(checked)
         self.game = chess.Board(checked)
 
+    def give_move_to(self, white: bool) -> None:
+        """The other side is on move in the same position (Crafty's and XBoard's white/black):
+        history and the e.p. square are dropped; raises FenError if the result is illegal."""
+        if self.game.turn == white:
+            return
+        board = self.game.copy(stack=False)
+        board.turn = white
+        board.ep_square = None
+        self.set_position(board.fen())
+
     def set_pieces(self, pieces: dict[int, str], white_to_move: bool) -> None:
         """Set up a position from pieces on squares (XBoard's edit mode): castling allowed where
         king and rook stand on their home squares, no e.p., move counters reset."""

@@ -225,13 +225,8 @@ class Console:
 
     def _set_side_to_move(self, white: bool) -> None:
         """Crafty's white/black: the other side is on move, in the same position."""
-        if self.engine.game.turn == white:
-            return
-        board = self.engine.game.copy(stack=False)
-        board.turn = white
-        board.ep_square = None
         try:
-            self.engine.set_position(board.fen())
+            self.engine.give_move_to(white)
         except FenError as error:
             raise CommandError(f"cannot give the move to that side here: {error}") from None
 

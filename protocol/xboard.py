@@ -433,14 +433,10 @@ class XBoardSession:
         self.engine_side = not self.engine.game.turn
 
     def _set_side_to_move(self, white: bool) -> None:
-        if self.engine.game.turn != white:
-            board = self.engine.game.copy(stack=False)
-            board.turn = white
-            board.ep_square = None
-            try:
-                self.engine.set_position(board.fen())
-            except FenError:
-                self.invalid_position = True
+        try:
+            self.engine.give_move_to(white)
+        except FenError:
+            self.invalid_position = True
 
     def cmd_white(self, args: str) -> None:
         self._abandon()
