@@ -31,6 +31,11 @@ cdef inline Bitboard pinned_pieces(Position* pos, int us, int ksq, Bitboard occ)
     return pinned
 
 
+cdef inline bint pin_allows(Bitboard pinned, int ksq, int frm, int to) noexcept nogil:
+    """A pinned piece may move only along the line through its king."""
+    return not (pinned & square_bb(frm)) or (LINE[ksq][frm] & square_bb(to)) != 0
+
+
 cdef inline int add_targets(Move* moves, int n, int frm, Bitboard targets) noexcept nogil:
     while targets:
         moves[n] = make_move_code(frm, lsb(targets), FLAG_NORMAL)
@@ -47,7 +52,7 @@ cdef inline int add_pawn_moves(Move* moves, int n, Bitboard targets, int delta, 
         to = lsb(targets)
         targets &= targets - 1
         frm = to - delta
-        if (pinned & square_bb(frm)) and not (LINE[ksq][frm] & square_bb(to)):
+        if not pin_allows(pinned, ksq, frm, to):
             continue
         moves[n] = make_move_code(frm, to, flag)
         n += 1
@@ -61,7 +66,7 @@ cdef inline int add_promotions(Move* moves, int n, Bitboard targets, int delta,
         to = lsb(targets)
         targets &= targets - 1
         frm = to - delta
-        if (pinned & square_bb(frm)) and not (LINE[ksq][frm] & square_bb(to)):
+        if not pin_allows(pinned, ksq, frm, to):
             continue
         moves[n] = make_move_code(frm, to, FLAG_PROMO_QUEEN)
         if queen_only:
