@@ -174,10 +174,12 @@ def _apply_flags(entries: list[_Entry]) -> list[_Entry]:
 
 
 def _mapped(values: list[float]) -> list[float]:
-    """Crafty's linear map of one parameter onto 0..1000; all 1000 when the values do not differ."""
+    """Crafty's linear map of one parameter onto 0..1000. A parameter that does not differ
+    between the moves tells nothing, so it adds nothing (all 0): giving it 1000 would lift every
+    move by the same amount and flatten the draw towards the rarely played moves."""
     low, high = min(values), max(values)
     if high == low:
-        return [MAPPED_RANGE] * len(values)
+        return [0.0] * len(values)
     return [(value - low) / (high - low) * MAPPED_RANGE for value in values]
 
 

@@ -298,11 +298,16 @@ def test_sort_value_is_the_weighted_sum_of_mapped_parameters() -> None:
         assert lines[move].probability == pytest.approx(value / total)
 
 
-def test_parameter_without_spread_maps_to_1000() -> None:
-    moves = [with_results("e2e4", 100, 50, 50), with_results("d2d4", 100, 50, 50)]
+def test_parameter_without_spread_adds_nothing() -> None:
+    moves = [with_results("e2e4", 100, 50, 50), with_results("d2d4", 100, 50, 50, eval=20)]
     lines = by_move(rank(moves, BookSettings(weight_freq=1.0, weight_ratio=0.3, weight_eval=0.1, weight_learn=1.0)))
-    assert lines["e2e4"].sort_value == pytest.approx(2400)
-    assert lines["d2d4"].probability == pytest.approx(0.5)
+    # freq, ratio and learn do not differ (0 each); eval maps 0..20 onto 0..1000.
+    assert lines["e2e4"].sort_value == pytest.approx(0)
+    assert lines["d2d4"].sort_value == pytest.approx(100)
+    assert lines["d2d4"].probability == pytest.approx(1.0)
+    flat = [with_results("e2e4", 100, 50, 50), with_results("d2d4", 100, 50, 50)]
+    flat_lines = by_move(rank(flat, BookSettings()))
+    assert flat_lines["e2e4"].probability == pytest.approx(0.5) == flat_lines["d2d4"].probability
 
 
 def test_width_keeps_the_first_moves_in_sort_order() -> None:
@@ -334,11 +339,12 @@ def test_zero_win_cull_spares_good_and_play_percent_moves() -> None:
 
 
 def test_polyglot_moves_are_not_culled_for_zero_wins() -> None:
-    moves = [Candidate(move="e2e4", games=30, has_results=False), Candidate(move="d2d4", games=10, has_results=False)]
-    lines = by_move(rank(moves, BookSettings(weight_freq=1.0, weight_ratio=0.0, weight_eval=0.0, weight_learn=1.0)))
-    # freq maps to 1000 and 0, learn (all 0) to 1000 each.
-    assert lines["e2e4"].probability == pytest.approx(2000 / 3000)
-    assert lines["d2d4"].probability == pytest.approx(1000 / 3000)
+    moves = [Candidate(move="e2e4", games=30, has_results=False),
+             Candidate(move="d2d4", games=10, has_results=False, eval=40)]
+    lines = by_move(rank(moves, BookSettings(weight_freq=1.0, weight_ratio=0.0, weight_eval=1.0, weight_learn=1.0)))
+    # freq maps to 1000 and 0, eval to 0 and 1000, learn (all 0) adds nothing.
+    assert lines["e2e4"].probability == pytest.approx(0.5)
+    assert lines["d2d4"].probability == pytest.approx(0.5)
 
 
 def test_play_percentages_are_honoured() -> None:
@@ -346,9 +352,9 @@ def test_play_percentages_are_honoured() -> None:
              with_results("c2c4", 300, 150, 150), with_results("d2d4", 100, 50, 50)]
     weights = BookSettings(weight_freq=1.0, weight_ratio=0.3, weight_eval=0.1, weight_learn=1.0)
     decision = rank(moves, weights)
-    # Plain moves: ratio, eval and learn do not vary (1000 each); frequency over 10..300.
-    c4_value = 1000 * (300 - 10) / 290 + 300 + 100 + 1000
-    d4_value = 1000 * (100 - 10) / 290 + 300 + 100 + 1000
+    # Plain moves: ratio, eval and learn do not vary (0 each); frequency over 10..300.
+    c4_value = 1000 * (300 - 10) / 290
+    d4_value = 1000 * (100 - 10) / 290
     expected = {"a2a3": 0.30, "b2b3": 0.20,
                 "c2c4": 0.5 * c4_value / (c4_value + d4_value), "d2d4": 0.5 * d4_value / (c4_value + d4_value)}
     lines = by_move(decision)
