@@ -13,6 +13,7 @@ cdef enum:
     MATE_BOUND = 31000     # scores beyond this are mate scores
     INFINITE = 32500
     HISTORY_MAX = 16384
+    LEARNED_DEPTH = 250    # hash-entry depth that marks a position-learning entry (searches stay below MAX_PLY)
 
 cdef struct RootMove:
     Move move

@@ -365,7 +365,9 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         tt_score = score_from_tt(tte.score, ply)
         tt_depth = tte.depth
         tt_bound = tte.gen_bound & 3
-        if not pv_node and tt_depth * ONE_PLY >= depth and (
+        # Position learning's entries (depth LEARNED_DEPTH) cut even on the principal variation:
+        # they are what the engine learned to avoid, not a guess from a shallower search.
+        if (not pv_node or tt_depth >= LEARNED_DEPTH) and tt_depth * ONE_PLY >= depth and (
                 tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
                 or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
             return tt_score
@@ -742,3 +744,4 @@ cdef class Search:
 MATE_SCORE = MATE
 MATE_THRESHOLD = MATE_BOUND
 INFINITE_SCORE = INFINITE
+LEARNED_ENTRY_DEPTH = LEARNED_DEPTH   # tt.store() depth of a position-learning entry

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -11,9 +12,30 @@ import chess
 
 from ponderosa.core_ext.board import START_FEN, Board
 from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
+from ponderosa.engine.book_build import (
+    BuildReport,
+    Progress,
+    add_to_book,
+    create_book,
+    create_start_book,
+    merge_books,
+    read_nag_values,
+)
+from ponderosa.engine.book_select import BookDecision
 from ponderosa.engine.fen import validate_fen
+from ponderosa.engine.learned import LearnedStoreError, open_learned_store
+from ponderosa.engine.learner import Learner
+from ponderosa.engine.learning import LEARN_POSITION, SearchSample
+from ponderosa.engine.opening_book import (
+    LARGE_BOOK_NAME,
+    START_BOOK_NAME,
+    BookProbe,
+    OpeningBook,
+    export_polyglot,
+)
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
 from ponderosa.engine.worker import SearchWorker
@@ -21,10 +43,17 @@ from ponderosa.engine.worker import SearchWorker
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
 DEFAULT_SECONDS_PER_MOVE = 5.0
+BOOK_SEARCH_TIME_DIVISOR = 4
+LEARN_SCORE_CAP = 2000         # learning keeps mate scores as a plain "won" (figure 2.1 caps at 600 anyway)
+   # book random 0 searches the book moves in a quarter of the usual time
 
 
 class IllegalMoveError(ValueError):
     """A move that is not legal (or not understood) in the current position."""
+
+
+def _divided(seconds: float | None, divisor: float) -> float | None:
+    return None if seconds is None else seconds / divisor
 
 
 def rate(count: int, seconds: float) -> float:
@@ -97,6 +126,11 @@ class Engine:
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
+        self.learned = open_learned_store()
+        self.book = OpeningBook(self.learned)
+        self.book_messages = self.book.open_defaults()   # files that could not be used, for the user
+        self.learner = Learner(self.learned, self.book)
+        self.searcher.before_search = self._load_learned_positions
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
         self._prefault.start()
@@ -109,12 +143,14 @@ class Engine:
         self.game = chess.Board()
         self.tt.clear()
         self.searcher.core.clear()
+        self.learner.start_game(START_FEN)
 
     def set_position(self, fen: str) -> None:
         """Set up a position from a FEN; raises FenError (and keeps the old position) if it is bad."""
         checked = validate_fen(fen)
         self.board = Board(checked)
         self.game = chess.Board(checked)
+        self.learner.start_game(checked)
 
     def give_move_to(self, white: bool) -> None:
         """The other side is on move in the same position (Crafty's and XBoard's white/black):
@@ -185,12 +221,119 @@ class Engine:
         self.game.push(move)
         return san
 
+    def play_own_move(self, uci: str, searched: SearchResult | None = None) -> str:
+        """Play the engine's own move (searched, or from the book when searched is None); the
+        learner notes it. Returns the move in SAN."""
+        white = self.game.turn == chess.WHITE
+        sample = None
+        if searched is not None:
+            score = max(-LEARN_SCORE_CAP, min(LEARN_SCORE_CAP, searched.score))
+            sample = SearchSample(score if white else -score, searched.depth)
+        self.learner.engine_moved([move.uci() for move in self.game.move_stack], white, sample)
+        return self.make_move(uci)
+
+    def finish_game(self, result: str) -> None:
+        """The game is over ("1-0", "0-1" or "1/2-1/2"): learn from it (once)."""
+        if result in ("1-0", "0-1", "1/2-1/2"):
+            self.learner.game_over([move.uci() for move in self.game.move_stack], result)
+
+    def use_learned_store(self, location: str) -> None:
+        """Keep learned data in another SQLite file or a PostgreSQL database (gang learning)."""
+        store = open_learned_store(location)
+        store.learned_moves(0)   # fails now, not in the middle of a game, if it cannot be used
+        old, self.learned = self.learned, store
+        self.book.learned = store
+        self.learner.store = store
+        old.close()
+
+    def import_learning(self, path: str, clear: bool = False) -> int:
+        """Learn from a book.lrn or position.lrn file (Crafty's import)."""
+        return self.learner.import_file(path, clear)
+
+    def _load_learned_positions(self) -> None:
+        """Position learning: the learned entries go into the hash table before every search,
+        marked so that they cut even on the principal variation."""
+        if not self.learner.mask & LEARN_POSITION:
+            return
+        try:
+            entries = self.learned.learned_positions()
+        except LearnedStoreError:
+            return
+        for entry in entries:
+            self.tt.store(entry.key, 0, entry.score, LEARNED_ENTRY_DEPTH, entry.bound)
+
     def undo(self) -> str:
         """Take back the last move; raises IndexError when there is none."""
         if not self.game.move_stack:
             raise IndexError("no move to take back")
         self.game.pop()
         return self.board.pop()
+
+    # -- opening book -----------------------------------------------------------
+
+    def book_probe(self) -> BookProbe:
+        """The book's move for the side to move (nothing when the book is off or has none)."""
+        return self.book.probe(self.board, self.game)
+
+    def book_decision(self) -> BookDecision | None:
+        """Every book move of the position with its statistics and chances (show book, bk, bstat)."""
+        return self.book.decide(self.board, self.game)
+
+    def create_book(self, pgn_paths: list[str], max_moves: int, min_games: int = 1, win_percent: float = 0.0,
+                    progress: Progress | None = None, out_path: str = LARGE_BOOK_NAME) -> BuildReport:
+        """Crafty's `book create`: build the large book from PGN into out_path and use it."""
+        report = create_book(pgn_paths, out_path, max_moves, min_games, win_percent, progress)
+        self.book.use_book(out_path)
+        return report
+
+    def add_to_book(self, pgn_paths: list[str], progress: Progress | None = None,
+                    book_path: str = LARGE_BOOK_NAME) -> BuildReport:
+        """Terra's "add more games": the games' counts are added to the book, which is reopened."""
+        slots = self.book.close_slot_if(book_path)
+        try:
+            return add_to_book(book_path, pgn_paths, progress)
+        finally:
+            if slots or book_path == LARGE_BOOK_NAME:
+                self.book.use_book(book_path)
+
+    def create_start_book(self, pgn_paths: list[str], max_moves: int,
+                          out_path: str = START_BOOK_NAME) -> BuildReport:
+        """Crafty's `books create`: the start book with its !, ? and {play nn%} marks."""
+        report = create_start_book(pgn_paths, out_path, max_moves)
+        self.book.use_start_book(out_path)
+        return report
+
+    def merge_books(self, first: str, second: str, out_path: str) -> BuildReport:
+        """Terra's book merge: counts summed into out_path (used at once if it is a current book)."""
+        slots = self.book.close_slot_if(out_path)
+        try:
+            return merge_books(first, second, out_path)
+        finally:
+            for slot in slots:
+                (self.book.use_book if slot == "large" else self.book.use_start_book)(out_path)
+
+    def export_polyglot(self, path: str) -> int:
+        """The book as a Polyglot file, weighted by the current selection settings."""
+        return export_polyglot(self.book, path)
+
+    def import_user_values(self, pgn_paths: list[str]) -> int:
+        """Terra's user-set values in bulk from move NAGs (the last NAG for a move wins)."""
+        return self.learned.set_user_values(read_nag_values(pgn_paths))
+
+    def last_move_key(self) -> tuple[int, str]:
+        """(key of the position before the last move, that move): what bookeval sets a value on."""
+        if not self.game.move_stack:
+            raise IndexError("no move has been played")
+        before = self.board.copy()
+        move = before.pop()
+        return before.key, move
+
+    def set_user_value(self, value: int | None) -> str:
+        """Terra's bookeval on the move just played: 0..100, or None to clear; returns its SAN."""
+        key, move = self.last_move_key()
+        self.learned.set_user_value(key, move, value)
+        board = self.game.copy()
+        return board.san(board.pop())
 
     def history(self) -> list[str]:
         """The moves of the game so far, in SAN."""
@@ -253,9 +396,20 @@ class Engine:
 
     def think(self, limits: SearchLimits | None = None,
               on_thinking: Callable[[Thinking], None] | None = None,
-              should_continue: Callable[[int, str], bool] | None = None) -> SearchResult:
-        """Search the current position (blocking; stop() from another thread ends it)."""
-        return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue)
+              should_continue: Callable[[int, str], bool] | None = None,
+              excluded: Collection[str] = ()) -> SearchResult:
+        """Search the current position (blocking; stop() from another thread ends it); root
+        moves in excluded are left out."""
+        return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue,
+                                 excluded=excluded)
+
+    def book_search(self, probe: BookProbe, limits: SearchLimits) -> tuple[SearchLimits, set[str]]:
+        """Crafty's book random 0: search only the book moves, with a shorter time than usual.
+        Returns the limits and the root moves to leave out."""
+        shorter = SearchLimits(depth=limits.depth, nodes=limits.nodes,
+                               soft_seconds=_divided(limits.soft_seconds, BOOK_SEARCH_TIME_DIVISOR),
+                               hard_seconds=_divided(limits.hard_seconds, BOOK_SEARCH_TIME_DIVISOR))
+        return shorter, set(self.legal_moves()) - set(probe.search_only)
 
     def stop(self) -> None:
         self.searcher.stop()

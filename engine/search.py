@@ -78,6 +78,7 @@ class Searcher:
         self._start_ns = 0
         self._soft_deadline_ns = 0     # 0: no soft limit
         self._open_ended = False       # analysis or pondering: no early exits
+        self.before_search: Callable[[], None] | None = None   # run once the table is ready
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
@@ -123,6 +124,8 @@ class Searcher:
         self._open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
         self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline)
         self.tt.new_search()
+        if self.before_search is not None:
+            self.before_search()   # position learning puts its entries into the table
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
         score = 0

@@ -11,9 +11,14 @@ from typing import Callable, TextIO
 
 import chess
 
+from ponderosa.engine.book_build import BuildReport
+from ponderosa.engine.book_file import BookFileError
 from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
+from ponderosa.engine.learned import LearnedStoreError, parse_bookeval
+from ponderosa.engine.learner import LearnFileError
+from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, TestPosition
 
@@ -45,6 +50,13 @@ def _positive_int(args: list[str], usage: str, minimum: int = 1) -> int:
 
 def _depth_argument(args: list[str], command: str) -> int:
     return _positive_int(args, f"{command} N  (N a depth of 1 or more)")
+
+
+def _number(text: str, usage: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise CommandError(f"usage: {usage}") from None
 
 
 def parse_size(text: str) -> int:
@@ -109,6 +121,7 @@ class Console:
         self.low_scores = 0
         self.last_score = 0
         self.input_depth = 0
+        self.show_book = False                  # `show book`: the candidates before each book move
         self.show_prompt = sys.stdin.isatty()   # a prompt on a pipe would glue itself to the next line
         self._write_lock = threading.Lock()
 
@@ -174,6 +187,7 @@ class Console:
         outcome = self.engine.outcome()
         if outcome is not None:
             self.say(f"{outcome[0]} {{{outcome[1]}}}")
+            self.engine.finish_game(outcome[0])
             return
         if self.engine_side is not None and self.engine_side == self.engine.game.turn:
             self._think_and_play()
@@ -522,9 +536,20 @@ class Console:
                             soft_seconds=budget.soft_seconds, hard_seconds=budget.hard_seconds)
 
     def _think_and_play(self) -> None:
-        self.say("       depth    time   score   variation")
         self.turn_started = time.monotonic()
-        result = self.engine.think(self._limits(), on_thinking=self.show_thinking)
+        probe = self.engine.book_probe()
+        if probe.decision is not None and self.show_book:
+            for line in book_table(probe.decision):
+                self.say(f"    {line}")
+        if probe.move is not None:
+            self._play_book_move(probe)
+            return
+        limits, excluded = self._limits(), set()
+        if probe.search_only:
+            self.say(f"    book moves {{{book_moves_text(probe.decision)}}} (searching them)")
+            limits, excluded = self.engine.book_search(probe, limits)
+        self.say("       depth    time   score   variation")
+        result = self.engine.think(limits, on_thinking=self.show_thinking, excluded=excluded)
         self.show_search_summary(result)
         if result.best_move is None:
             raise CommandError("the search found no move")
@@ -532,11 +557,23 @@ class Console:
         self.low_scores = self.low_scores + 1 if self.resign_pawns and result.score <= -100 * self.resign_pawns else 0
         if self.low_scores >= 3:
             self.say(f"{'White' if self.engine.game.turn else 'Black'} resigns")
+            self.engine.finish_game("0-1" if self.engine.white_to_move else "1-0")
             self.engine_side = None
             return
+        self._play_move(result.best_move, result.ponder_move, result)
+
+    def _play_book_move(self, probe: BookProbe) -> None:
+        """Crafty's book output: the moves that made the cut, then the move and its chance."""
+        assert probe.decision is not None and probe.move is not None
+        chance = next(ranked.probability for ranked in probe.decision.ranked if ranked.candidate.move == probe.move)
+        self.say(f"    book moves {{{book_moves_text(probe.decision)}}}")
+        self.say(f"    book {probe.seconds:>6.1f}s {chance * 100:>6.0f}%    {self.engine.san(probe.move)}")
+        self._play_move(probe.move, None, None)
+
+    def _play_move(self, move: str, ponder_move: str | None, searched: SearchResult | None) -> None:
         side, number = self._side_name(), self.engine.move_number
         self._charge_clock(self.engine.game.turn)
-        san = self.engine.make_move(result.best_move)
+        san = self.engine.play_own_move(move, searched)
         self.own_moves += 1
         self.say(f"{side}({number}): {san}{chr(7) if self.alarm else ''}")
         if self.tournament_mode and self.clock_seconds:
@@ -545,8 +582,9 @@ class Console:
         outcome = self.engine.outcome()
         if outcome is not None:
             self.say(f"{outcome[0]} {{{outcome[1]}}}")
+            self.engine.finish_game(outcome[0])
             return
-        self.ponder_move = result.ponder_move
+        self.ponder_move = ponder_move
         self._start_pondering()
 
     def _start_pondering(self) -> None:
@@ -680,6 +718,209 @@ class Console:
 
     # -- help and leaving -----------------------------------------------------
 
+    # -- opening book -------------------------------------------------------------
+
+    def cmd_book(self, args: list[str]) -> None:
+        """Crafty's book command and its sub-commands (see COMMANDS for the list)."""
+        if not args:
+            for line in self.engine.book.describe():
+                self.say(line)
+            return
+        action, rest = args[0].lower(), args[1:]
+        handler = BOOK_ACTIONS.get(action)
+        if handler is None:
+            raise CommandError(f"unknown book command: {action} (see `help book`)")
+        try:
+            handler(self, rest)
+        except BookFileError as error:
+            raise CommandError(str(error)) from error
+
+    def _book_create(self, args: list[str]) -> None:
+        usage = "book create FILE M [N] [WPCT]"
+        if not 2 <= len(args) <= 4:
+            raise CommandError(f"usage: {usage}")
+        max_moves = _positive_int(args[1:2], usage)
+        min_games = _positive_int(args[2:3], usage) if len(args) > 2 else 1
+        win_percent = _number(args[3], usage) if len(args) > 3 else 0.0
+        report = self.engine.create_book([args[0]], max_moves, min_games, win_percent, self._progress())
+        self._end_progress()
+        self._report(report)
+
+    def _book_add(self, args: list[str]) -> None:
+        if not args:
+            raise CommandError("usage: book add FILE [FILE...]")
+        report = self.engine.add_to_book(args, self._progress())
+        self._end_progress()
+        self._report(report)
+
+    def _book_merge(self, args: list[str]) -> None:
+        if len(args) != 3:
+            raise CommandError("usage: book merge BOOK1 BOOK2 OUT")
+        self._report(self.engine.merge_books(*args))
+
+    def _book_random(self, args: list[str]) -> None:
+        if len(args) != 1 or args[0] not in ("0", "1", "2"):
+            raise CommandError("usage: book random 0|1|2 (0 search, 1 Crafty's weighted random, 2 Terra's)")
+        self.engine.book.settings.random_mode = int(args[0])
+
+    def _book_width(self, args: list[str]) -> None:
+        self.engine.book.settings.width = _positive_int(args, "book width N")
+
+    def _book_on(self, args: list[str]) -> None:
+        self.engine.book.enabled = True
+
+    def _book_off(self, args: list[str]) -> None:
+        self.engine.book.enabled = False
+
+    def _book_use(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise CommandError("usage: book use FILE")
+        self.engine.book.use_book(args[0])
+        self.say(f"book: {args[0]}")
+
+    def _book_polyglot(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise CommandError("usage: book polyglot FILE.bin")
+        self.engine.book.use_polyglot(args[0])
+        self.say(f"book: {args[0]} (Polyglot)")
+
+    def _book_export(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise CommandError("usage: book export FILE.bin")
+        entries = self.engine.export_polyglot(args[0])
+        self.say(f"wrote {entries} Polyglot entries to {args[0]}")
+
+    def cmd_books(self, args: list[str]) -> None:
+        usage = "books create FILE M"
+        if len(args) != 3 or args[0].lower() != "create":
+            raise CommandError(f"usage: {usage}")
+        try:
+            report = self.engine.create_start_book([args[1]], _positive_int(args[2:3], usage))
+        except BookFileError as error:
+            raise CommandError(str(error)) from error
+        self._report(report)
+
+    def cmd_bookw(self, args: list[str]) -> None:
+        usage = "bookw freq|ratio|eval|learn WEIGHT (0..1)"
+        if len(args) != 2 or args[0].lower() not in ("freq", "ratio", "eval", "learn"):
+            raise CommandError(f"usage: {usage}")
+        weight = _number(args[1], usage)
+        if not 0.0 <= weight <= 1.0:
+            raise CommandError(f"usage: {usage}")
+        setattr(self.engine.book.settings, f"weight_{args[0].lower()}", weight)
+
+    def cmd_terra_setting(self, args: list[str], name: str) -> None:
+        setattr(self.engine.book.settings, name, _positive_int(args, f"{name} N", minimum=0))
+
+    def cmd_bookeval(self, args: list[str]) -> None:
+        """Terra's bookeval on the move just played, or NAG-marked lines from a PGN file."""
+        if len(args) != 1:
+            raise CommandError("usage: bookeval 0..100|!!|!|!?|?!|?|clear  or  bookeval FILE.pgn")
+        try:
+            if Path(args[0]).is_file():
+                count = self.engine.import_user_values([args[0]])
+                self.say(f"{count} user-set values read from {args[0]}")
+                return
+            value = parse_bookeval(args[0])
+            san = self.engine.set_user_value(value)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        except IndexError as error:
+            raise CommandError("bookeval sets a value on the move just played: make the move first") from error
+        except LearnedStoreError as error:
+            raise CommandError(str(error)) from error
+        self.say(f"{san}: user value {'cleared' if value is None else value}")
+
+    def cmd_bstat(self, args: list[str]) -> None:
+        """Terra's bstat/bmoves: every book move of this position, fixed and user-set values."""
+        decision = self.engine.book_decision()
+        if decision is None:
+            self.say("no book moves in this position")
+            return
+        for line in book_table(decision):
+            self.say(line)
+
+    def cmd_show(self, args: list[str]) -> None:
+        if len(args) != 1 or args[0].lower() != "book":
+            raise CommandError("usage: show book")
+        self.show_book = not self.show_book
+        self.say(f"show book {'on' if self.show_book else 'off'}")
+
+    def _progress(self) -> Callable[[int, int, int, float], None]:
+        """A progress line for long builds: games read, games per second, share of the file."""
+        interactive = self.out.isatty() if hasattr(self.out, "isatty") else False
+        shown = [0.0]
+
+        def show(games: int, done: int, total: int, elapsed: float) -> None:
+            if elapsed - shown[0] < (0.5 if interactive else 10.0):
+                return
+            shown[0] = elapsed
+            rate = games / elapsed if elapsed > 0 else 0.0
+            share = done / total if total else 0.0
+            bar = "#" * int(share * 30)
+            text = f"[{bar:<30}] {share * 100:5.1f}%  {games} games  {rate:,.0f} games/s"
+            with self._write_lock:
+                self.out.write(("\r" + text) if interactive else text + "\n")
+                self.out.flush()
+        self._progress_interactive = interactive
+        return show
+
+    def _end_progress(self) -> None:
+        if getattr(self, "_progress_interactive", False):
+            self.say()
+
+    def _report(self, report: BuildReport) -> None:
+        for line in report.summary().splitlines():
+            self.say(line)
+
+    # -- learning -------------------------------------------------------------------
+
+    def cmd_learn(self, args: list[str]) -> None:
+        """learn N (bitmask: 1 book, 2 position, 4 result), learn store LOCATION, learn aging on|off."""
+        learner = self.engine.learner
+        if not args:
+            self.say(f"learn {learner.mask} (1 book, 2 position, 4 result); store {self.engine.learned.location}; "
+                     f"aging {'on' if self.engine.book.aging else 'off'}")
+            return
+        if args[0].lower() == "store" and len(args) == 2:
+            try:
+                self.engine.use_learned_store(args[1])
+            except LearnedStoreError as error:
+                raise CommandError(str(error)) from error
+            self.say(f"learned data: {self.engine.learned.location}")
+            return
+        if args[0].lower() == "aging" and len(args) == 2:
+            self.engine.book.aging = self._on_off(args[1:], "learn aging")
+            return
+        mask = _positive_int(args, "learn N (0-7) | learn store PATH|postgresql://... | learn aging on|off", 0)
+        if mask > 7:
+            raise CommandError("learn N: N is a bitmask 0-7 (1 book, 2 position, 4 result)")
+        learner.mask = mask
+
+    def cmd_import(self, args: list[str]) -> None:
+        """Crafty's import: learn from a book.lrn or position.lrn file as if the games were played."""
+        if not 1 <= len(args) <= 2 or (len(args) == 2 and args[1].lower() != "clear"):
+            raise CommandError("usage: import FILE [clear]")
+        try:
+            count = self.engine.import_learning(args[0], clear=len(args) == 2)
+        except (OSError, LearnFileError, LearnedStoreError) as error:
+            raise CommandError(str(error)) from error
+        self.say(f"imported {count} learning records from {args[0]}")
+
+    def cmd_rating(self, args: list[str]) -> None:
+        """rating OWN OPPONENT: book learning trusts a score by the rating difference."""
+        if len(args) != 2 or not all(word.lstrip("-").isdigit() for word in args):
+            raise CommandError("usage: rating OWN OPPONENT")
+        self.engine.learner.rating_difference = int(args[0]) - int(args[1])
+
+    def cmd_result(self, args: list[str]) -> None:
+        """result 1-0|0-1|1/2-1/2: the game is over (the engine learns from it)."""
+        if len(args) < 1 or args[0] not in ("1-0", "0-1", "1/2-1/2"):
+            raise CommandError("usage: result 1-0|0-1|1/2-1/2")
+        self.engine.worker.stop()
+        self.engine.finish_game(args[0])
+        self.engine_side = None
+
     def cmd_help(self, args: list[str]) -> None:
         if args:
             command = COMMANDS_BY_NAME.get(args[0].lower())
@@ -705,6 +946,32 @@ COMMANDS: list[Command] = [
             "think on the side to move until a move (played, thinking restarts) or exit"),
     Command(("bench",), Console.cmd_bench, "bench [DEPTH]",
             "search the fixed bench positions; prints total nodes (a signature) and speed"),
+    Command(("book",), Console.cmd_book, "book [create FILE M [N] [WPCT] | add FILE | merge A B OUT | random 0|1|2 "
+            "| width N | on | off | use FILE | polyglot FILE | export FILE]",
+            "the opening book: build it from PGN, choose how moves are picked, use or write Polyglot"),
+    Command(("books",), Console.cmd_books, "books create FILE M",
+            "the start book: moves marked ! (only these), ? (never) and {play nn%}"),
+    Command(("bookw",), Console.cmd_bookw, "bookw freq|ratio|eval|learn W",
+            "weight 0..1 of each term in book random 1's sort value"),
+    Command(("bookeval",), Console.cmd_bookeval, "bookeval VALUE|FILE",
+            "user value 0..100 (!!=100 !=75 !?=15 ?!=5 ?=0, clear) of the move just played; FILE: from NAGs"),
+    Command(("bstat", "bmoves"), Console.cmd_bstat, "bstat | bmoves",
+            "every book move here: games, score %, flags, user-set value, chance"),
+    Command(("show",), Console.cmd_show, "show book", "toggle listing the book candidates before each book move"),
+    Command(("booklimit",), lambda console, args: console.cmd_terra_setting(args, "book_limit"), "booklimit N",
+            "Terra: minimum score % of a move's book games (book random 2)"),
+    Command(("terralimit",), lambda console, args: console.cmd_terra_setting(args, "terra_limit"), "terralimit N",
+            "Terra: minimum score % of the engine's own games with a move (book random 2)"),
+    Command(("minbookgames",), lambda console, args: console.cmd_terra_setting(args, "min_book_games"),
+            "minbookgames N", "Terra: fewest book games for a move to be played (book random 2)"),
+    Command(("minterragames",), lambda console, args: console.cmd_terra_setting(args, "min_terra_games"),
+            "minterragames N", "Terra: own games needed before they count instead of frequency (book random 2)"),
+    Command(("learn",), Console.cmd_learn, "learn [N | store LOCATION | aging on|off]",
+            "what to learn (bitmask: 1 book, 2 position, 4 result; default 7), where, and learning aging"),
+    Command(("import",), Console.cmd_import, "import FILE [clear]",
+            "learn from a book.lrn or position.lrn file; clear: forget what was learned first"),
+    Command(("rating",), Console.cmd_rating, "rating OWN OPPONENT", "ratings, for book learning's trust"),
+    Command(("result",), Console.cmd_result, "result 1-0|0-1|1/2-1/2", "the game is over: learn from it"),
     Command(("display", "d"), Console.cmd_display, "display", "show the board"),
     Command(("divide",), Console.cmd_divide, "divide N", "perft N split by root move"),
     Command(("drawscore",), Console.cmd_drawscore, "drawscore N", "score of a draw in centipawns (contempt)"),
@@ -758,4 +1025,10 @@ COMMANDS: list[Command] = [
     Command(("quit", "end", "exit"), Console.cmd_quit, "quit | end | exit", "leave the program"),
     Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
 ]
+BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
+    "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,
+    "random": Console._book_random, "width": Console._book_width, "on": Console._book_on,
+    "off": Console._book_off, "use": Console._book_use, "polyglot": Console._book_polyglot,
+    "export": Console._book_export,
+}
 COMMANDS_BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.names}

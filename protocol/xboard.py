@@ -19,6 +19,7 @@ import chess
 from ponderosa.engine.clock import MIN_BUDGET, TimeControl, allocate, parse_level, parse_st
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
+from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 
 log = logging.getLogger("ponderosa.xboard")
@@ -149,7 +150,8 @@ class XBoardSession:
 
     # -- searches ---------------------------------------------------------------
 
-    def _start(self, kind: str, limits: SearchLimits, ponder_move: str | None = None) -> None:
+    def _start(self, kind: str, limits: SearchLimits, ponder_move: str | None = None,
+               excluded: set[str] | None = None) -> None:
         board = self.engine.board
         if ponder_move is not None:
             board = board.copy()
@@ -176,7 +178,8 @@ class XBoardSession:
         def finished(serial: int, result: SearchResult) -> None:
             self.events.put(("done", serial, result))
 
-        excluded = self.excluded if kind != "ponder" else set()
+        if excluded is None:
+            excluded = self.excluded if kind != "ponder" else set()
         self.ponder_result = None
         search.serial = self.engine.worker.start(board, limits, thinking, finished, excluded)
         self.active = search
@@ -217,7 +220,36 @@ class XBoardSession:
         if outcome is not None or not self.engine.legal_moves():
             self._claim(outcome)
             return
+        probe = self.engine.book_probe()
+        if probe.move is not None:
+            self._play_book_move(probe)
+            return
+        if probe.search_only:
+            limits, excluded = self.engine.book_search(probe, self._think_limits())
+            self._send_debug(f"book moves {{{book_moves_text(probe.decision)}}}: searching them")
+            self._start("think", limits, excluded=excluded | self.excluded)
+            return
         self._start("think", self._think_limits())
+
+    def _play_book_move(self, probe: BookProbe) -> None:
+        """Play the book's move at once; with post on, a thinking line tells the GUI it was book."""
+        assert probe.decision is not None and probe.move is not None
+        chance = next(ranked.probability for ranked in probe.decision.ranked if ranked.candidate.move == probe.move)
+        san = self.engine.san(probe.move)
+        self._send_debug(f"book move {san} ({chance * 100:.0f}%) from {{{book_moves_text(probe.decision)}}}")
+        if self.post:
+            self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
+        self.engine.play_own_move(probe.move)
+        self.moves_played += 1
+        self.out.line(f"move {probe.move}")
+        outcome = self.engine.outcome()
+        if outcome is not None:
+            self._claim(outcome)
+        self._flush_pings()
+
+    def _send_debug(self, text: str) -> None:
+        """A `#` line: GUIs ignore it (feature debug=1), xboard's debug file keeps it."""
+        self.out.line(f"# {text}")
 
     def start_pondering(self, expected: str | None) -> None:
         if not (self.ponder_enabled and expected and self.engine_side is not None):
@@ -253,13 +285,14 @@ class XBoardSession:
         self.last_scores = (self.last_scores + [result.score])[-RESIGN_CONFIRMATIONS:]
         if self._should_resign():
             self.out.line("resign")
+            self.engine.finish_game("0-1" if self.engine.white_to_move else "1-0")
             self.engine_side = None
             self._flush_pings()
             return
         if self.draw_offered and self._accepts_draw(result.score):
             self.out.line("offer draw")
         self.draw_offered = False
-        self.engine.make_move(result.best_move)
+        self.engine.play_own_move(result.best_move, result)
         self.moves_played += 1
         self.out.line(f"move {result.best_move}")
         outcome = self.engine.outcome()
@@ -272,6 +305,7 @@ class XBoardSession:
     def _claim(self, outcome: tuple[str, str] | None) -> None:
         if outcome is not None:
             self.out.line(f"{outcome[0]} {{{outcome[1]}}}")
+            self.engine.finish_game(outcome[0])
 
     def _flush_pings(self) -> None:
         for number in self.pending_pings:
@@ -515,6 +549,9 @@ class XBoardSession:
     def cmd_result(self, args: str) -> None:
         self._abandon()
         self.engine_side = None
+        words = args.split()
+        if words:
+            self.engine.finish_game(words[0])   # the engine learns from the game (a loss above all)
 
     def cmd_setboard(self, args: str) -> None:
         self._abandon()
@@ -544,7 +581,11 @@ class XBoardSession:
             self.out.line(f"Hint: {move}")
 
     def cmd_bk(self, args: str) -> None:
-        self.out.line(" no book moves in this position")
+        """The book's candidates for the position, as a popup text (lines start with a space)."""
+        decision = self.engine.book_decision() if self.engine.book.enabled else None
+        lines = book_table(decision) if decision is not None else ["no book moves in this position"]
+        for line in lines:
+            self.out.line(f" {line}")
         self.out.line("")
 
     def cmd_undo(self, args: str) -> None:
@@ -600,11 +641,13 @@ class XBoardSession:
 
     def cmd_name(self, args: str) -> None:
         self.opponent_name = args
+        self.engine.learner.opponent = args or "?"
 
     def cmd_rating(self, args: str) -> None:
         numbers = [int(word) for word in args.split() if re.match(r"^-?\d+$", word)]
         if len(numbers) == 2:
             self.ratings = (numbers[0], numbers[1])
+            self.engine.learner.rating_difference = numbers[0] - numbers[1]   # own minus opponent's
 
     def cmd_computer(self, args: str) -> None:
         self.opponent_is_computer = True
@@ -663,7 +706,9 @@ class XBoardSession:
                 self.engine.set_eval_scale(SCALE_OPTIONS[name], number)
             except ValueError as error:
                 self.out.line(f"Error ({error}): option {args}")
-        elif name in ("OwnBook", "Threads", "Log"):
+        elif name == "OwnBook":
+            self.engine.book.enabled = bool(number)
+        elif name in ("Threads", "Log"):
             if name == "Log":
                 set_logging(bool(number))
         else:

@@ -1,0 +1,97 @@
+"""The shipped book through GNU XBoard: 20 games against Fairy-Max (headless, under Xvfb).
+Every Ponderosa move in the first six plies must be a book move (logged as `# book move`
+in xboard's debug file) and the games must open in at least 10 different ways.
+
+Slow (about 10 minutes): run with `pytest -m slow tests/test_book_xboard.py`."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import chess.pgn
+import pytest
+from test_xboard_gui import PROGRAMS, SEARCH_PATH, find
+
+from xboard_harness import engine_command
+
+GAMES = 20
+OPENING_PLIES = 6
+DISTINCT_OPENINGS = 10
+MATCH_SECONDS = 1800
+ENGINE_LINE = re.compile(r"^\d+ <first : (.*)$")
+GUI_LINE = re.compile(r"^\d+ >first : (.*)$")
+
+
+def ponderosa_moves_per_game(debug_lines: list[str]) -> list[list[tuple[str, bool]]]:
+    """For each game xboard started (`new` sent to the first engine): Ponderosa's moves in
+    order, each with whether a `# book move` line came just before it."""
+    games: list[list[tuple[str, bool]]] = []
+    book_line_seen = False
+    for line in debug_lines:
+        sent = GUI_LINE.match(line)
+        if sent and sent.group(1).strip() == "new":
+            games.append([])
+            book_line_seen = False
+            continue
+        said = ENGINE_LINE.match(line)
+        if not said or not games:
+            continue
+        text = said.group(1).strip()
+        if text.startswith("# book move"):
+            book_line_seen = True
+        elif text.startswith("move "):
+            games[-1].append((text.split()[1], book_line_seen))
+            book_line_seen = False
+    return [game for game in games if game]
+
+
+@pytest.mark.slow
+def test_twenty_games_against_fairymax_open_from_the_book(tmp_path: Path) -> None:
+    missing = sorted({package for program, (_, package) in PROGRAMS.items() if find(program) is None})
+    if missing:
+        pytest.skip(f"Debian package(s) not installed: {', '.join(missing)}")
+    pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
+    ponderosa = " ".join(engine_command())
+    command = [
+        find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
+        find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false",
+        "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", find("fairymax") or "", "-sd", str(tmp_path),
+        "-mg", str(GAMES), "-tc", "0:10", "-inc", "0.1", "-xponder", "-autoCallFlag", "true",
+        "-adjudicateDrawMoves", "60", "-adjudicateLossThreshold", "800",
+        "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
+    ]
+    env = dict(os.environ, HOME=str(tmp_path), PATH=SEARCH_PATH)
+    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=MATCH_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        pytest.fail(f"the match did not end within {MATCH_SECONDS} s:\n{output[-2000:]}")
+
+    games = []
+    with pgn_path.open() as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    assert len(games) == GAMES, output[-2000:]
+    openings = set()
+    for game in games:
+        plies = [move.uci() for move in game.mainline_moves()][:OPENING_PLIES]
+        assert len(plies) == OPENING_PLIES, game.headers
+        openings.add(tuple(plies))
+    assert len(openings) >= DISTINCT_OPENINGS, sorted(openings)
+
+    per_game = ponderosa_moves_per_game(debug_path.read_text(errors="replace").splitlines())
+    assert len(per_game) == GAMES
+    for game, moves in zip(games, per_game):
+        ponderosa_white = "Ponderosa" in game.headers["White"]
+        opening_moves = [move for move in game.mainline_moves()][:OPENING_PLIES]
+        own = [move.uci() for ply, move in enumerate(opening_moves) if (ply % 2 == 0) == ponderosa_white]
+        assert [move for move, _ in moves[:len(own)]] == own, game.headers
+        assert all(from_book for _, from_book in moves[:len(own)]), (game.headers, moves[:len(own)])
+    print(f"{len(openings)} distinct openings in {GAMES} games; every Ponderosa move in the first "
+          f"{OPENING_PLIES} plies came from the book")

@@ -1,0 +1,284 @@
+"""Learning inside the engine: the book-learning paper's experiment (section 5.1), result
+learning, position learning across processes, .lrn export and import, and learning that
+survives a book rebuild."""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import chess
+import pytest
+
+from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
+from ponderosa.engine.book_build import create_book
+from ponderosa.engine.engine import Engine
+from ponderosa.engine.learner import BOOK_LRN, POSITION_LRN, GameRecord
+from ponderosa.engine.learning import LEARN_POSITION, SEARCHES_REMEMBERED, SearchSample
+from ponderosa.engine.search import SearchLimits
+
+# The paper's section 5 book: three "bad line" games (4. Nc3 drops the bishop) with three
+# different sixth moves, and the normal line.
+PAPER_BOOK = """
+[Event "this is a bad line"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Nc3 axb5 5. Nxb5 Nf6 6. Nc3 Bb4 7. d3 O-O 8. O-O 1-0
+
+[Event "this is a bad line"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Nc3 axb5 5. Nxb5 Nf6 6. d3 1-0
+
+[Event "this is a bad line"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Nc3 axb5 5. Nxb5 Nf6 6. O-O 1-0
+
+[Event "this is the normal line"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 1-0
+"""
+AFTER_3_A6 = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
+AFTER_5_NF6 = AFTER_3_A6 + ["b1c3", "a6b5", "c3b5", "g8f6"]
+ENGINE_DEPTH = 10     # figure 2.1 calls a ten-ply search "normal" (multiplier 1 at an even rating)
+OPPONENT_DEPTH = 8    # a weaker opponent would hand material back and blur what the book line cost
+
+
+def board_after(moves: list[str]) -> Board:
+    board = Board()
+    for move in moves:
+        board.push_uci(move)
+    return board
+
+
+def first_playable_settings(engine: Engine) -> None:
+    """The paper's 5.1 setting: the most frequent playable book move (ties in book order)."""
+    settings = engine.book.settings
+    settings.random_mode, settings.width = 1, 1
+    settings.weight_freq, settings.weight_ratio, settings.weight_eval, settings.weight_learn = 1.0, 0.0, 0.0, 0.0
+
+
+def paper_engine(folder: Path) -> Engine:
+    create_book([str(write(folder / "paper.pgn", PAPER_BOOK))], str(folder / "book.bin"), 60)
+    engine = Engine()
+    engine.book.close()
+    engine.book.use_book(str(folder / "book.bin"))
+    first_playable_settings(engine)
+    return engine
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def play_learning_game(engine: Engine, opponent: Engine, engine_white: bool = True,
+                       max_plies: int = 80) -> list[str]:
+    """Play one game: the engine from its book and then by search; the opponent follows the book's
+    only move where there is one, and searches otherwise. Stops once the engine has learned from
+    its first ten searches out of book. Returns the moves."""
+    engine.new_game()
+    opponent.new_game()
+    limits = SearchLimits(depth=ENGINE_DEPTH)
+    opponent_limits = SearchLimits(depth=OPPONENT_DEPTH)
+    searches = 0
+    while len(engine.game.move_stack) < max_plies and searches < SEARCHES_REMEMBERED:
+        if engine.outcome() is not None:
+            break
+        if (engine.game.turn == chess.WHITE) == engine_white:
+            probe = engine.book_probe()
+            if probe.move is not None:
+                engine.play_own_move(probe.move)
+            else:
+                result = engine.think(limits)
+                assert result.best_move is not None
+                engine.play_own_move(result.best_move, result)
+                searches += 1
+            move = engine.game.peek().uci()
+        else:
+            book_moves = [candidate.move for candidate in engine.book.candidates(engine.board, None)]
+            move = book_moves[0] if len(book_moves) == 1 else opponent.think(opponent_limits).best_move
+            assert move is not None
+            engine.make_move(move)
+        opponent.make_move(move)
+    return [move.uci() for move in engine.game.move_stack]
+
+
+def learned_value(engine: Engine, moves: list[str], move: str) -> float:
+    learned = engine.learned.learned_moves(board_after(moves).key)
+    return learned[move].value if move in learned else 0.0
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_papers_experiment(workdir: Path) -> None:
+    engine = paper_engine(workdir)
+    opponent = Engine()
+    opponent.book.enabled = False
+    opponent.learner.mask = 0
+
+    played = play_learning_game(engine, opponent)
+    assert played[:7] == AFTER_3_A6 + ["b1c3"], "game 1 follows the most frequent move, 4. Nc3"
+    sixth = played[10]
+    assert sixth in ("b5c3", "d2d3", "e1g1")
+    # The learned value of the game, stored unchanged at 6th move (the last book move)...
+    value_6 = learned_value(engine, AFTER_5_NF6, sixth)
+    assert value_6 < -100, f"a bishop down should be learned as bad, got {value_6}"
+    # ...and one third of it at 4. Nc3, where move 6 had three playable alternatives.
+    assert learned_value(engine, AFTER_3_A6, "b1c3") == pytest.approx(value_6 / 3)
+    # Black's moves carry the value from Black's side.
+    assert learned_value(engine, AFTER_5_NF6[:-1], "g8f6") == pytest.approx(-value_6 / 3)
+    assert (workdir / BOOK_LRN).is_file()
+
+    fourth_moves = [played[6]]
+    for _ in range(3):
+        played = play_learning_game(engine, opponent)
+        fourth_moves.append(played[6])
+    assert fourth_moves[-1] == "b5a4", f"by game 4 the engine must have given up 4. Nc3: {fourth_moves}"
+    assert learned_value(engine, AFTER_3_A6, "b1c3") < -100
+
+
+def test_result_learning_flags_the_last_choice_forever(workdir: Path) -> None:
+    pgn = write(workdir / "games.pgn", "".join(
+        f'[Result "{result}"]\n\n1. e4 {reply} 2. {second} *\n\n'.replace("*", result)
+        for reply, second, result in [("e5", "Nf3", "1-0"), ("e5", "Bc4", "1-0"), ("c5", "Nf3", "1-0"),
+                                      ("c5", "c3", "1-0")]))
+    create_book([str(pgn)], str(workdir / "book.bin"), 10)
+    engine = Engine()
+    engine.book.close()
+    engine.book.use_book(str(workdir / "book.bin"))
+    engine.book.rng = random.Random(5)
+    engine.make_move("e2e4")
+    engine.make_move("e7e5")
+    chosen = engine.book_probe().move
+    assert chosen in ("g1f3", "f1c4")
+    engine.play_own_move(chosen)
+    engine.finish_game("0-1")   # the engine played White and lost
+    learned = engine.learned.learned_moves(board_after(["e2e4", "e7e5"]).key)
+    assert learned[chosen].never
+    engine.new_game()
+    engine.make_move("e2e4")
+    engine.make_move("e7e5")
+    choices = {engine.book_probe().move for _ in range(1000)}
+    assert chosen not in choices and choices, choices
+
+
+POSITION_SCRIPT = """
+import sys, json
+from pathlib import Path
+from ponderosa.engine.engine import Engine
+from ponderosa.engine.search import SearchLimits
+mode, fen, first, reply = sys.argv[1:5]
+engine = Engine()
+engine.book.enabled = False
+if mode == "learn":
+    from ponderosa.engine.learner import GameRecord
+    from ponderosa.engine.learning import LEARN_POSITION, SearchSample
+    record = GameRecord("position-test", fen, [first, reply, "a2a3", "a7a6"], True,
+                        samples={0: SearchSample(20, 10), 2: SearchSample(-600, 10)})
+    learning = engine.learner.book_learning(record, LEARN_POSITION)
+    engine.learned.record_game(learning)
+    print(json.dumps([entry.key for entry in learning.positions]))
+else:
+    engine.set_position(fen)
+    result = engine.think(SearchLimits(depth=6))
+    from ponderosa.core_ext.board import Board
+    entry = None
+    if first != "-":
+        after = Board(fen); after.push_uci(first); after.push_uci(reply)
+        entry = engine.tt.probe(after.key)
+    print(json.dumps([result.best_move, result.pv[:2], entry]))
+"""
+
+
+def run_script(folder: Path, *args: str) -> list:
+    import json
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(POSITION_SCRIPT), *args], cwd=folder,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_learned_position_reaches_a_fresh_process_and_changes_its_move(workdir: Path) -> None:
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    baseline_move, baseline_pv, _ = run_script(workdir, "search", fen, "-", "-")
+    assert len(baseline_pv) == 2
+    first, reply = baseline_pv
+    keys = run_script(workdir, "learn", fen, first, reply)
+    assert len(keys) == 1
+    new_move, _, entry = run_script(workdir, "search", fen, first, reply)
+    assert entry is not None and entry[2] == LEARNED_ENTRY_DEPTH
+    assert new_move != baseline_move, "a position learned as lost must steer the search away"
+
+
+def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    engine = paper_engine(workdir)
+    opponent = Engine()
+    opponent.book.enabled = False
+    opponent.learner.mask = 0
+    for _ in range(2):
+        play_learning_game(engine, opponent)
+        engine.finish_game("0-1")
+    original = engine.learned.dump()
+    assert original["book_learning"] and (workdir / BOOK_LRN).is_file()
+
+    for clear in (False, True):
+        other = tmp_path_factory.mktemp("importer")
+        (other / "book.bin").write_bytes((workdir / "book.bin").read_bytes())
+        fresh = Engine()
+        fresh.book.close()
+        fresh.book.use_book(str(other / "book.bin"))
+        fresh.learner.folder = other
+        first_playable_settings(fresh)
+        if clear:   # something learned before, wiped by the import
+            fresh.learned.record_game(fresh.learner.book_learning(
+                GameRecord("old", chess.STARTING_FEN, ["e2e4", "e7e5", "g1f3", "b8c6", "d2d4"], True,
+                           samples={4: SearchSample(-50, 5)}), 1) or pytest.fail("no learning"))
+            assert fresh.learned.dump() != original
+        fresh.import_learning(str(workdir / BOOK_LRN), clear=clear)
+        if (workdir / POSITION_LRN).is_file():
+            fresh.import_learning(str(workdir / POSITION_LRN))
+        assert fresh.learned.dump() == original
+
+
+def test_learning_survives_a_book_rebuild(workdir: Path) -> None:
+    engine = paper_engine(workdir)
+    opponent = Engine()
+    opponent.book.enabled = False
+    opponent.learner.mask = 0
+    play_learning_game(engine, opponent)
+    before = engine.learned.dump()["book_learning"]
+    assert before
+    engine.create_book([str(workdir / "paper.pgn")], 60)
+    assert engine.learned.dump()["book_learning"] == before
+    assert learned_value(engine, AFTER_3_A6, "b1c3") < 0
+    engine.new_game()
+    for move in AFTER_3_A6:
+        engine.make_move(move)
+    decision = engine.book_decision()
+    assert decision is not None
+    learned = {ranked.candidate.move: ranked.candidate.learn for ranked in decision.ranked}
+    assert learned["b1c3"] == pytest.approx(learned_value(engine, AFTER_3_A6, "b1c3"))
+
+
+def test_position_learning_entries_keep_at_most_the_limit(workdir: Path) -> None:
+    from ponderosa.engine.learned import POSITION_TABLE_LIMIT, GameLearning, PositionEntry, SQLiteLearnedStore
+    store = SQLiteLearnedStore(workdir / "learned.db")
+    batch = POSITION_TABLE_LIMIT // 4 + 10
+    for game in range(5):
+        store.record_game(GameLearning(f"g{game}", positions=[
+            PositionEntry(game * batch + index + 1, -100, 8, 3) for index in range(batch)]))
+    entries = store.learned_positions()
+    assert len(entries) == POSITION_TABLE_LIMIT
+    # first in, first out: the oldest keys are gone, the newest kept in order
+    assert entries[-1].key == 5 * batch and entries[0].key == 5 * batch - POSITION_TABLE_LIMIT + 1
+    assert LEARN_POSITION == 2
