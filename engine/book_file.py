@@ -14,11 +14,13 @@ import time
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import chess
 import chess.polyglot
-import numpy as np
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FLAG_GOOD = 1  # "!": the move was marked good
 FLAG_BAD = 2  # "?": the move was marked bad
@@ -30,7 +32,7 @@ KINDS = ("book", "start")
 CASTLING_BIT = 1 << 15  # set in a stored move code when the move is castling (exact Polyglot export)
 SQLITE_MAGIC = b"SQLite format 3\x00"
 POLYGLOT_ENTRY_SIZE = 16
-POLYGLOT_DTYPE = np.dtype([("key", ">u8"), ("move", ">u2"), ("weight", ">u2"), ("learn", ">u4")])
+POLYGLOT_FIELDS = [("key", ">u8"), ("move", ">u2"), ("weight", ">u2"), ("learn", ">u4")]
 POLYGLOT_ENTRY = struct.Struct(">QHHI")
 
 PROMOTION_LETTERS = "nbrq"  # promotion code 1..4, as in Polyglot
@@ -255,7 +257,8 @@ class PolyglotBookFile:
         size = _check_readable_file(path)
         if size % POLYGLOT_ENTRY_SIZE:
             raise BookFileError(path, f"is not a Polyglot book (size {size} is not a multiple of 16 bytes)")
-        table = np.fromfile(path, dtype=POLYGLOT_DTYPE)
+        import numpy as np  # here, not at start-up: numpy takes a tenth of a second to import
+        table = np.fromfile(path, dtype=np.dtype(POLYGLOT_FIELDS))
         keys, moves = table["key"], table["move"]
         # Garbage is recognised by unsorted keys or move fields no Polyglot writer produces.
         if np.any(keys[1:] < keys[:-1]):
@@ -402,6 +405,7 @@ def write_book(path: str, row_batches: Iterable[list[BookRow]], meta: Mapping[st
 
 def book_row_batches(counts_columns: tuple[np.ndarray, ...], batch_size: int = 200_000) -> Iterator[list[BookRow]]:
     """Row batches for write_book from the columns (unsigned keys, moves, games, wins, draws, losses, flags, play)."""
+    import numpy as np
     keys, *others = counts_columns
     signed = keys.astype(np.uint64).view(np.int64)
     order = np.lexsort((others[0], signed))  # SQLite's primary key order: signed key, then move

@@ -99,8 +99,11 @@ class BookSettings:
     random_mode: int = RANDOM_WEIGHTED
     width: int = 5            # Crafty "book width"
     weight_freq: float = 1.0  # Crafty "bookw freq|ratio|eval|learn" (0..1)
-    weight_ratio: float = 0.3
-    weight_eval: float = 0.1
+    # Every term is mapped onto 0..1000 between its minimum and maximum, so a rarely played move
+    # with the best ratio or evaluation gets the full 1000 there: small weights keep frequency
+    # (what masters play) in charge of the draw.
+    weight_ratio: float = 0.1
+    weight_eval: float = 0.05
     weight_learn: float = 1.0
     book_limit: int = 33      # Terra BookLimit (minimum fixed score %)
     terra_limit: int = 40     # Terra TerraLimit (minimum own score %)

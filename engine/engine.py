@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import chess
 
@@ -15,15 +15,6 @@ from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
-from ponderosa.engine.book_build import (
-    BuildReport,
-    Progress,
-    add_to_book,
-    create_book,
-    create_start_book,
-    merge_books,
-    read_nag_values,
-)
 from ponderosa.engine.book_select import BookDecision
 from ponderosa.engine.fen import validate_fen
 from ponderosa.engine.learned import LearnedStoreError, open_learned_store
@@ -39,6 +30,9 @@ from ponderosa.engine.opening_book import (
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
 from ponderosa.engine.worker import SearchWorker
+
+if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
+    from ponderosa.engine.book_build import BuildReport, Progress
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
@@ -282,6 +276,7 @@ class Engine:
     def create_book(self, pgn_paths: list[str], max_moves: int, min_games: int = 1, win_percent: float = 0.0,
                     progress: Progress | None = None, out_path: str = LARGE_BOOK_NAME) -> BuildReport:
         """Crafty's `book create`: build the large book from PGN into out_path and use it."""
+        from ponderosa.engine.book_build import create_book
         report = create_book(pgn_paths, out_path, max_moves, min_games, win_percent, progress)
         self.book.use_book(out_path)
         return report
@@ -291,6 +286,7 @@ class Engine:
         """Terra's "add more games": the games' counts are added to the book, which is reopened."""
         slots = self.book.close_slot_if(book_path)
         try:
+            from ponderosa.engine.book_build import add_to_book
             return add_to_book(book_path, pgn_paths, progress)
         finally:
             if slots or book_path == LARGE_BOOK_NAME:
@@ -299,6 +295,7 @@ class Engine:
     def create_start_book(self, pgn_paths: list[str], max_moves: int,
                           out_path: str = START_BOOK_NAME) -> BuildReport:
         """Crafty's `books create`: the start book with its !, ? and {play nn%} marks."""
+        from ponderosa.engine.book_build import create_start_book
         report = create_start_book(pgn_paths, out_path, max_moves)
         self.book.use_start_book(out_path)
         return report
@@ -307,6 +304,7 @@ class Engine:
         """Terra's book merge: counts summed into out_path (used at once if it is a current book)."""
         slots = self.book.close_slot_if(out_path)
         try:
+            from ponderosa.engine.book_build import merge_books
             return merge_books(first, second, out_path)
         finally:
             for slot in slots:
@@ -318,6 +316,7 @@ class Engine:
 
     def import_user_values(self, pgn_paths: list[str]) -> int:
         """Terra's user-set values in bulk from move NAGs (the last NAG for a move wins)."""
+        from ponderosa.engine.book_build import read_nag_values
         return self.learned.set_user_values(read_nag_values(pgn_paths))
 
     def last_move_key(self) -> tuple[int, str]:

@@ -162,7 +162,9 @@ class Learner:
         """The game's book moves from the start (both sides, and the PostBook's moves), with the
         playable moves at each; returns (line, ply where the game left the book)."""
         board = Board(record.start_fen)
-        line = []
+        line: list[BookStep] = []
+        if not self.book.enabled:
+            return line, 0   # the engine played no book moves
         for move in record.moves:
             candidates = self.book.candidates(board, None)
             known = {candidate.move: candidate for candidate in candidates}

@@ -7,11 +7,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 import chess
 
-from ponderosa.engine.book_build import BuildReport
 from ponderosa.engine.book_file import BookFileError
 from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.engine import Engine, IllegalMoveError
@@ -21,6 +20,9 @@ from ponderosa.engine.learner import LearnFileError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, TestPosition
+
+if TYPE_CHECKING:
+    from ponderosa.engine.book_build import BuildReport
 
 # Words that look like a move (SAN or coordinates) get "Illegal move" rather than "unknown command".
 MOVE_PATTERN = re.compile(r"^([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBNqrbn])?|[a-h][1-8][a-h][1-8][qrbn]?|"

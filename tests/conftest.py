@@ -12,6 +12,13 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("PONDEROSA_DATA", REPO.parent / "shared" / "data"))
 
 
+@pytest.fixture(autouse=True)
+def _own_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test runs in a directory of its own: engines write learned data and .lrn files to
+    their working directory, and one test's learning must not steer another's games."""
+    monkeypatch.chdir(tmp_path)
+
+
 def data_file(*parts: str) -> Path:
     path = DATA.joinpath(*parts)
     if not path.is_file():

@@ -118,11 +118,18 @@ def test_help_lists_the_commands() -> None:
 
 
 def test_go_thinks_and_plays(tmp_path) -> None:
-    result = run("sd 5", "go", "display", "quit")
+    result = run("book off", "sd 5", "go", "display", "quit")
     assert re.search(r"^\s+5->\s+\d+\.\d\d\s+[+-]\d+\.\d\d\s+1\. \S+", result.stdout, re.MULTILINE)
     move = re.search(r"^White\(1\): (\S+)$", result.stdout, re.MULTILINE)
     assert move, result.stdout
     assert " b KQkq " in result.stdout or " b KQkq" in result.stdout
+
+
+def test_go_plays_from_the_shipped_book_and_says_so() -> None:
+    result = run("go", "quit")
+    assert re.search(r"^\s+book moves \{e4, d4, c4, Nf3\}$", result.stdout, re.MULTILINE), result.stdout
+    move = re.search(r"^White\(1\): (\S+)$", result.stdout, re.MULTILINE)
+    assert move and move.group(1) in ("e4", "d4", "c4", "Nf3"), result.stdout
 
 
 def test_moves_in_san_and_coordinates_and_illegal_ones() -> None:

@@ -77,6 +77,8 @@ def write(path: Path, text: str) -> str:
 
 
 def console_for(engine: Engine) -> tuple[Console, io.StringIO]:
+    """A console on an engine without the shipped books: each test builds the books it needs."""
+    engine.book.close()
     out = io.StringIO()
     return Console(engine, out), out
 
@@ -137,12 +139,11 @@ def test_a_position_whose_only_book_move_is_bad_falls_back_to_a_search(workdir: 
     create_start_book([write(workdir / "start.pgn", "[Result \"*\"]\n\n1. e4 e6? *\n")],
                       str(workdir / "books.bin"), 10)
     engine = Engine()
-    engine.book.close()
+    console, out = console_for(engine)
     engine.book.use_start_book(str(workdir / "books.bin"))
     engine.make_move("e2e4")
     probe = engine.book_probe()
     assert probe.decision is not None and probe.move is None and not probe.search_only
-    console, out = console_for(engine)
     engine.seconds_per_move = 0.2
     console.engine_side = chess.BLACK
     console.execute("go")

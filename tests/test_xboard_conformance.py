@@ -1222,7 +1222,9 @@ def test_T98_hint_and_bk(xb: Start) -> None:
 
 def test_T99_duplicate_go(xb: Start) -> None:
     engine = xb()
-    engine.send("new", "st 1", "go", "go")
+    # A book move would be made before the second go arrives (which then rightly plays Black):
+    # the case is a go that arrives while the engine thinks.
+    engine.send("option OwnBook=0", "new", "st 1", "go", "go")
     engine.expect_move(3)
     engine.quiet(2)
 
@@ -1240,7 +1242,7 @@ def test_T101_pause_resume(xb: Start) -> None:
     engine = xb()
     if not engine.features.flag("pause"):
         pytest.skip("pause=0 declared")
-    engine.send("new", "st 2", "go")
+    engine.send("option OwnBook=0", "new", "st 2", "go")   # pause must catch it thinking, not in book
     time.sleep(0.3)
     engine.send("pause")
     engine.quiet(3)
