@@ -271,7 +271,7 @@ class Engine:
 
     def book_decision(self) -> BookDecision | None:
         """Every book move of the position with its statistics and chances (show book, bk, bstat)."""
-        return self.book.decide(self.board, self.game)
+        return self.book.decide(self.board)
 
     def create_book(self, pgn_paths: list[str], max_moves: int, min_games: int = 1, win_percent: float = 0.0,
                     progress: Progress | None = None, out_path: str = LARGE_BOOK_NAME) -> BuildReport:

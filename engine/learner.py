@@ -166,7 +166,7 @@ class Learner:
         if not self.book.enabled:
             return line, 0   # the engine played no book moves
         for move in record.moves:
-            candidates = self.book.candidates(board, None)
+            candidates = self.book.candidates(board, evaluate=False)
             known = {candidate.move: candidate for candidate in candidates}
             if move in known:
                 playable = sum(1 for candidate in candidates

@@ -66,7 +66,7 @@ class BookProbe:
 
 
 def merge_entries(move: str, large: BookEntry | None, start: BookEntry | None,
-                  user_value: int | None, learned: LearnedMove | None = None) -> Candidate:
+                  user_value: int | None, learned: LearnedMove | None = None, evaluation: int = 0) -> Candidate:
     """One candidate from the two books' entries for a move. The flags are merged (Crafty: one
     entry per move, and a "?" anywhere wins); the counts come from the large book when it has
     the move; the start book's play percentage comes first."""
@@ -82,7 +82,7 @@ def merge_entries(move: str, large: BookEntry | None, start: BookEntry | None,
                      losses=counts.losses, has_results=counts.has_results, flags=flags,
                      play_percent=play_percent, user_value=user_value,
                      learn=float(RESULT_LEARNED_VALUE) if learned.never else learned.value,
-                     own_games=learned.own_games, own_score=learned.own_score)
+                     own_games=learned.own_games, own_score=learned.own_score, eval=evaluation)
 
 
 class OpeningBook:
@@ -164,10 +164,10 @@ class OpeningBook:
 
     # -- probing ----------------------------------------------------------------
 
-    def candidates(self, board: Board, game: chess.Board | None) -> list[Candidate]:
+    def candidates(self, board: Board, evaluate: bool = True) -> list[Candidate]:
         """Every legal move the books know in this position, with its merged statistics and
-        what was learned about it. Without a game record (learning replays), no SAN and no
-        evaluation are filled in."""
+        what was learned about it, and (evaluate) the static evaluation after it. SAN is left
+        for display (book_table, book_moves_text) to fill in."""
         key = board.key
         merged: dict[str, BookEntry] = {}
         from_start: dict[str, BookEntry] = {}
@@ -184,24 +184,21 @@ class OpeningBook:
         for move in {**merged, **from_start}:
             if move not in legal:
                 continue   # a key collision or a damaged book: never offer an illegal move
-            candidate = merge_entries(move, merged.get(move), from_start.get(move), user_values.get(move),
-                                      learned.get(move))
-            if game is not None:
-                candidate = self._described(board, game, candidate)
-            result.append(candidate)
+            after = self._evaluate_after(board, move) if evaluate else 0
+            result.append(merge_entries(move, merged.get(move), from_start.get(move), user_values.get(move),
+                                        learned.get(move), after))
         return result
 
-    def _described(self, board: Board, game: chess.Board, candidate: Candidate) -> Candidate:
-        """The candidate with its SAN and the static evaluation after it (mover's view)."""
-        board.push_uci(candidate.move)
+    def _evaluate_after(self, board: Board, move: str) -> int:
+        """The static evaluation after the move, from the mover's side (bookw eval)."""
+        board.push_uci(move)
         try:
-            after = -self._evaluator.evaluate(board)
+            return -self._evaluator.evaluate(board)
         finally:
             board.pop()
-        return replace(candidate, san=game.san(chess.Move.from_uci(candidate.move)), eval=after)
 
-    def decide(self, board: Board, game: chess.Board) -> BookDecision | None:
-        candidates = self.candidates(board, game)
+    def decide(self, board: Board) -> BookDecision | None:
+        candidates = self.candidates(board, evaluate=self.settings.weight_eval > 0)
         if not candidates:
             return None
         return rank(candidates, self.settings)
@@ -212,19 +209,19 @@ class OpeningBook:
         started = time.perf_counter()
         if not self.enabled:
             return BookProbe(None, None)
-        decision = self.decide(board, game)
+        decision = self.decide(board)
         if decision is None:
             return self._postbook_probe(board, game, started)
         move = choose(decision, self.rng)
         search_only = list(decision.search_only) if move is None else []
         probe = BookProbe(decision, move, search_only, time.perf_counter() - started)
-        if move is not None:
-            log.info("book move %s in %s from {%s}", move, game.fen(), book_moves_text(decision))
+        if move is not None and log.isEnabledFor(logging.INFO):
+            log.info("book move %s in %s from {%s}", move, game.fen(), book_moves_text(decision, game))
             if self.aging:
                 skipped = [ranked.candidate.move for ranked in decision.ranked
                            if ranked.candidate.move != move and ranked.candidate.learn < 0]
                 self.learned.age_skipped(board.key, skipped)
-        elif search_only:
+        elif search_only and log.isEnabledFor(logging.INFO):
             log.info("book search among {%s} in %s", " ".join(search_only), game.fen())
         return probe
 
@@ -244,7 +241,7 @@ class OpeningBook:
         if not good:
             return BookProbe(None, None, seconds=time.perf_counter() - started)
         best = max(good, key=lambda entry: (entry.points / entry.games, entry.eval, entry.move))
-        candidate = Candidate(move=best.move, san=game.san(chess.Move.from_uci(best.move)), games=best.games,
+        candidate = Candidate(move=best.move, games=best.games,
                               wins=0, draws=0, losses=0, has_results=False, eval=best.eval)
         decision = BookDecision([RankedMove(candidate, 1.0, 1.0, "PostBook")], [])
         log.info("PostBook move %s in %s", best.move, game.fen())
@@ -280,15 +277,20 @@ def export_polyglot(book: OpeningBook, path: str) -> int:
     return write_polyglot(path, export_weights(book))
 
 
-def book_moves_text(decision: BookDecision) -> str:
-    """Crafty's `book moves {...}` list: the moves that can be played."""
-    return ", ".join(ranked.candidate.san or ranked.candidate.move
-                     for ranked in decision.ranked if ranked.probability > 0)
+def _san(candidate: Candidate, game: chess.Board | None) -> str:
+    if candidate.san or game is None:
+        return candidate.san or candidate.move
+    return game.san(chess.Move.from_uci(candidate.move))
 
 
-def book_table(decision: BookDecision) -> list[str]:
+def book_moves_text(decision: BookDecision, game: chess.Board | None = None) -> str:
+    """Crafty's `book moves {...}` list: the moves that can be played (SAN from game)."""
+    return ", ".join(_san(ranked.candidate, game) for ranked in decision.ranked if ranked.probability > 0)
+
+
+def book_table(decision: BookDecision, game: chess.Board | None = None) -> list[str]:
     """`show book` / XBoard `bk`: every candidate with its statistics and sort value."""
-    lines = [f"{'move':<8}{'games':>8}{'score':>7}{'W':>7}{'D':>7}{'L':>7}  flags  {'user':>4}"
+    lines = [f"{'move':<8}{'games':>8}{'score':>7}{'W':>7}{'D':>7}{'L':>7}  flags  {'user':>4}{'learn':>7}"
              f"{'sort':>9}{'prob':>7}  status"]
     for ranked in decision.ranked:
         move = ranked.candidate
@@ -298,6 +300,6 @@ def book_table(decision: BookDecision) -> list[str]:
         user = "" if move.user_value is None else str(move.user_value)
         results = (f"{move.score_percent:>6.1f}%{move.wins:>7}{move.draws:>7}{move.losses:>7}"
                    if move.has_results else f"{'':>7}{'':>7}{'':>7}{'':>7}")
-        lines.append(f"{move.san or move.move:<8}{move.games:>8}{results}  {flags:<5}  {user:>4}"
+        lines.append(f"{_san(move, game):<8}{move.games:>8}{results}  {flags:<5}  {user:>4}{move.learn:>7.0f}"
                      f"{ranked.sort_value:>9.1f}{ranked.probability * 100:>6.1f}%  {ranked.status}")
     return lines

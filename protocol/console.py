@@ -541,14 +541,14 @@ class Console:
         self.turn_started = time.monotonic()
         probe = self.engine.book_probe()
         if probe.decision is not None and self.show_book:
-            for line in book_table(probe.decision):
+            for line in book_table(probe.decision, self.engine.game):
                 self.say(f"    {line}")
         if probe.move is not None:
             self._play_book_move(probe)
             return
         limits, excluded = self._limits(), set()
         if probe.search_only:
-            self.say(f"    book moves {{{book_moves_text(probe.decision)}}} (searching them)")
+            self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.game)}}} (searching them)")
             limits, excluded = self.engine.book_search(probe, limits)
         self.say("       depth    time   score   variation")
         result = self.engine.think(limits, on_thinking=self.show_thinking, excluded=excluded)
@@ -568,7 +568,7 @@ class Console:
         """Crafty's book output: the moves that made the cut, then the move and its chance."""
         assert probe.decision is not None and probe.move is not None
         chance = next(ranked.probability for ranked in probe.decision.ranked if ranked.candidate.move == probe.move)
-        self.say(f"    book moves {{{book_moves_text(probe.decision)}}}")
+        self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.game)}}}")
         self.say(f"    book {probe.seconds:>6.1f}s {chance * 100:>6.0f}%    {self.engine.san(probe.move)}")
         self._play_move(probe.move, None, None)
 
@@ -839,7 +839,7 @@ class Console:
         if decision is None:
             self.say("no book moves in this position")
             return
-        for line in book_table(decision):
+        for line in book_table(decision, self.engine.game):
             self.say(line)
 
     def cmd_show(self, args: list[str]) -> None:

