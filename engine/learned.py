@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,8 +167,28 @@ class LearnedStore:
             if connection is None:
                 return None
             self._connection = connection
-            self._initialise()
+            try:
+                self._initialise()
+            except BaseException:
+                self._drop_connection()   # not a usable store: the next call tries afresh
+                raise
         return self._connection
+
+    def _drop_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:   # closing a connection the server already dropped may complain
+                pass
+
+    def _abandon(self, connection: Any) -> None:
+        """Roll back a failed transaction. A connection that cannot even do that (the server
+        went away) is dropped, so the next call connects again."""
+        try:
+            connection.rollback()
+        except Exception:
+            self._drop_connection()
 
     def _initialise(self) -> None:
         def create(cursor: Any) -> None:
@@ -194,38 +215,45 @@ class LearnedStore:
                 connection = self._connect(create=False)
                 if connection is None:
                     return []
+            except LearnedStoreError:
+                raise
+            except Exception as error:   # sqlite3 / psycopg errors alike
+                raise self._error(error) from error
+            try:
                 cursor = connection.cursor()
                 cursor.execute(self._sql(query), tuple(parameters))
                 rows = cursor.fetchall()
                 connection.commit()   # end the read transaction (PostgreSQL opens one)
                 return rows
-            except LearnedStoreError:
-                raise
-            except Exception as error:   # sqlite3 / psycopg errors alike
+            except Exception as error:
+                self._abandon(connection)
                 raise self._error(error) from error
 
     def _write(self, work: Any, connect: bool = True) -> Any:
         """Run work(cursor) in one write transaction; rolled back whole on any error."""
         with self._lock:
-            connection = self._connect(create=True) if connect else self._connection
-            cursor = connection.cursor()
             try:
+                connection = self._connect(create=True) if connect else self._connection
+            except LearnedStoreError:
+                raise
+            except Exception as error:
+                raise self._error(error) from error
+            try:
+                cursor = connection.cursor()
                 self._begin(connection)
                 result = work(cursor)
                 connection.commit()
                 return result
             except LearnedStoreError:
-                connection.rollback()
+                self._abandon(connection)
                 raise
             except Exception as error:
-                connection.rollback()
+                self._abandon(connection)
                 raise self._error(error) from error
 
     def close(self) -> None:
         with self._lock:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
+            self._drop_connection()
 
     # -- Terra's user-set values --------------------------------------------------
 
@@ -272,8 +300,12 @@ class LearnedStore:
         """Apply one game's learning in one transaction. A game id already learned is not
         learned twice (returns False)."""
         def work(cursor: Any) -> bool:
-            cursor.execute(self._sql("SELECT 1 FROM games WHERE game_id = ?"), (learning.game_id,))
-            if cursor.fetchone() is not None:
+            # The game's row first, as a claim: if another engine is learning the same game at
+            # this moment, the database makes this statement wait for it and then do nothing,
+            # so the check and the claim cannot be split by a race (no SELECT-then-INSERT).
+            cursor.execute(self._sql("INSERT INTO games VALUES (?, ?, ?) ON CONFLICT (game_id) DO NOTHING"),
+                           (learning.game_id, learning.updates, learning.summary))
+            if cursor.rowcount == 0:
                 return False
             for update in learning.book:
                 # Averaged with what was learned before (paper, section 5.1); a "never" stays put.
@@ -302,8 +334,6 @@ class LearnedStore:
                     (signed_key(key), encode_move(move), int(evaluation), float(points)))
             for entry in learning.positions:
                 self._store_position(cursor, entry)
-            cursor.execute(self._sql("INSERT INTO games VALUES (?, ?, ?)"),
-                           (learning.game_id, learning.updates, learning.summary))
             return True
         return bool(self._write(work))
 
@@ -383,15 +413,35 @@ class SQLiteLearnedStore(LearnedStore):
         try:
             connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False,
                                          isolation_level=None)
-            connection.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as error:
+            raise self._error(error) from error
+        try:
+            _use_write_ahead_log(connection)
             connection.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.DatabaseError as error:
+            connection.close()
             raise self._error(error) from error
         return _SQLiteConnection(connection)
 
     def _begin(self, connection: Any) -> None:
         # IMMEDIATE takes the write lock at once, so two engines never both read-then-write.
         connection.raw.execute("BEGIN IMMEDIATE")
+
+
+def _use_write_ahead_log(connection: sqlite3.Connection) -> None:
+    """Write-ahead logging lets engines read while another writes. Switching a file to it needs
+    the file to itself, and SQLite then answers "locked" at once instead of waiting (the busy
+    timeout does not apply), so engines opening one new file together retry until it is done."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            if connection.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 class _SQLiteConnection:
