@@ -147,7 +147,10 @@ def test_small_book_counts_and_skips(tmp_path: Path) -> None:
         assert (book.positions(), book.moves()) == (report.positions, report.moves)
         assert book._connection.execute("SELECT COUNT(DISTINCT key), COUNT(*) FROM moves").fetchone() == \
             (report.positions, report.moves)
-    assert "3 positions" not in report.summary() and "skipped (result *): 1" in report.summary()
+    # The first game of each skip reason is named by file and line (the illegal game's tags start on line 34).
+    assert report.first_skips == {"result *": f"{pgn}:16", "non-standard start (FEN/variant)": f"{pgn}:21",
+                                  "illegal move": f"{pgn}:34"}
+    assert f"skipped (illegal move): 1 (first at {pgn}:34)" in report.summary()
 
 
 def test_castling_is_stored_as_king_move_with_castling_bit(tmp_path: Path) -> None:
@@ -232,6 +235,7 @@ def test_binary_file_and_garbage_do_not_crash(tmp_path: Path) -> None:
                                                   'no tags 1. xx\n\n' + SMALL_PGN)
     report = create_book([broken], str(tmp_path / "broken.book"), max_moves=3, workers=1)
     assert report.games_used == 3 and report.games_skipped["illegal move"] == 2
+    assert report.games_skipped["unreadable"] == 1 and report.first_skips["unreadable"] == f"{broken}:6"
 
 
 def test_missing_and_damaged_pgn_files(tmp_path: Path) -> None:
