@@ -14,6 +14,7 @@ import lzma
 import multiprocessing
 import os
 import re
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -196,7 +197,10 @@ class BookGameVisitor(chess.pgn.BaseVisitor[bool]):
         self.flags.append(0)
         self.play.append(0)
         self.last_move_taken = True
-        self.core_board.push_uci(uci)
+        try:
+            self.core_board.push_uci(uci)
+        except (ValueError, OverflowError):  # the core and python-chess disagree: drop the game, never crash
+            self.skip_reason = SKIP_ILLEGAL
 
     def visit_nag(self, nag: int) -> None:
         # A NAG belongs to the move before it.
@@ -280,6 +284,18 @@ def parse_chunk(text: str, max_plies: int, keep_unfinished: bool) -> ChunkResult
                                      collector.flags, collector.play)
     return ChunkResult(counts, collector.games_read, collector.games_used, dict(collector.skipped),
                        collector.first_skip_lines)
+
+
+def watch_parent(parent_pid: int) -> None:
+    """Worker start: exit when the parent is gone (a killed build would otherwise leave idle workers behind)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,7 +434,8 @@ def parse_pgn_files(paths: Sequence[str], max_plies: int, keep_unfinished: bool,
         # An executor (not multiprocessing.Pool) reports a worker that died instead of waiting forever.
         context = multiprocessing.get_context("spawn")
         try:
-            with ProcessPoolExecutor(workers, mp_context=context) as executor:
+            with ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent,
+                                     initargs=(os.getpid(),)) as executor:
                 pending: list[tuple[PgnChunk, Future[ChunkResult]]] = []
                 for chunk in chunks:
                     pending.append((chunk, executor.submit(parse_chunk, chunk.text, max_plies, keep_unfinished)))

@@ -131,7 +131,7 @@ def test_truncated_book(tmp_path: Path) -> None:
 def test_text_file_is_not_a_book(tmp_path: Path) -> None:
     path = tmp_path / "notes.book"
     path.write_text("This is a text file with some words in it, not a book at all.\n" * 4)
-    with pytest.raises(BookFileError) as raised:
+    with pytest.raises(BookFileError, match="neither a Ponderosa book nor a Polyglot book") as raised:
         open_book_file(str(path))
     assert str(path) in str(raised.value)
     with pytest.raises(BookFileError, match="not a Ponderosa book") as raised:
