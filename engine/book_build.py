@@ -425,7 +425,7 @@ def parse_pgn_files(paths: Sequence[str], max_plies: int, keep_unfinished: bool,
         bytes_read[0] = count
 
     chunks = pgn_chunks(paths, note_bytes)
-    workers = os.cpu_count() or 1 if workers is None else max(1, workers)
+    workers = (os.cpu_count() or 1) if workers is None else max(1, workers)
     if workers == 1:
         for chunk in chunks:
             take(chunk, parse_chunk(chunk.text, max_plies, keep_unfinished))
