@@ -14,6 +14,7 @@ import lzma
 import multiprocessing
 import os
 import re
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -145,6 +146,7 @@ class BookGameVisitor(chess.pgn.BaseVisitor[bool]):
     def begin_game(self) -> None:
         self.headers: dict[str, str] = {}
         self.skip_reason: str | None = None
+        self.untagged_reason: str | None = None
         self.keys: list[int] = []
         self.moves: list[int] = []
         self.flags: list[int] = []
@@ -164,7 +166,11 @@ class BookGameVisitor(chess.pgn.BaseVisitor[bool]):
                 headers.get("Variant", "standard").lower() not in ("standard", "chess", "normal"):
             self.skip_reason = SKIP_NON_STANDARD
         elif headers.get("Result", "*") not in WHITE_RESULTS and not self.keep_unfinished:
-            self.skip_reason = SKIP_NO_RESULT
+            if not headers:
+                # No tags at all: read the moves to tell plain movetext ("result *") from junk ("unreadable").
+                self.untagged_reason = SKIP_NO_RESULT
+            else:
+                self.skip_reason = SKIP_NO_RESULT
         if self.skip_reason:
             return chess.pgn.SKIP
         self.core_board = Board()
@@ -191,7 +197,10 @@ class BookGameVisitor(chess.pgn.BaseVisitor[bool]):
         self.flags.append(0)
         self.play.append(0)
         self.last_move_taken = True
-        self.core_board.push_uci(uci)
+        try:
+            self.core_board.push_uci(uci)
+        except (ValueError, OverflowError):  # the core and python-chess disagree: drop the game, never crash
+            self.skip_reason = SKIP_ILLEGAL
 
     def visit_nag(self, nag: int) -> None:
         # A NAG belongs to the move before it.
@@ -211,6 +220,7 @@ class BookGameVisitor(chess.pgn.BaseVisitor[bool]):
         reason = self.skip_reason
         if reason is None and not self.moves:
             reason = SKIP_UNREADABLE if not self.headers else SKIP_NO_MOVES
+        reason = reason or self.untagged_reason
         self.collector.add_game(self, reason)
 
     def result(self) -> bool:
@@ -229,11 +239,14 @@ class ChunkCollector:
         self.games_read = 0
         self.games_used = 0
         self.skipped: Counter[str] = Counter()
+        self.game_line = 1  # line (in the chunk) where the game being read starts
+        self.first_skip_lines: dict[str, int] = {}  # reason -> line of its first game, to name in the report
 
     def add_game(self, game: BookGameVisitor, skip_reason: str | None) -> None:
         self.games_read += 1
         if skip_reason:
             self.skipped[skip_reason] += 1
+            self.first_skip_lines.setdefault(skip_reason, self.game_line)
             return
         self.games_used += 1
         white_outcome = WHITE_RESULTS.get(game.headers.get("Result", "*"), NO_OUTCOME)
@@ -252,17 +265,37 @@ class ChunkResult:
     games_read: int
     games_used: int
     skipped: dict[str, int]
+    first_skip_lines: dict[str, int]  # line numbers within the chunk, from 1
 
 
 def parse_chunk(text: str, max_plies: int, keep_unfinished: bool) -> ChunkResult:
     """Parses the games of one chunk of PGN text (runs in a worker process)."""
     collector = ChunkCollector()
     handle = io.StringIO(text)
-    while chess.pgn.read_game(handle, Visitor=lambda: BookGameVisitor(max_plies, keep_unfinished, collector)):
-        pass
+    counted_to = 0
+    while True:
+        offset = handle.tell()  # StringIO: a character index
+        offset += len(text[offset:offset + 256]) - len(text[offset:offset + 256].lstrip())  # blank lines
+        collector.game_line += text.count("\n", counted_to, offset)
+        counted_to = offset
+        if not chess.pgn.read_game(handle, Visitor=lambda: BookGameVisitor(max_plies, keep_unfinished, collector)):
+            break
     counts = counts_from_occurrences(collector.keys, collector.moves, collector.outcomes,
                                      collector.flags, collector.play)
-    return ChunkResult(counts, collector.games_read, collector.games_used, dict(collector.skipped))
+    return ChunkResult(counts, collector.games_read, collector.games_used, dict(collector.skipped),
+                       collector.first_skip_lines)
+
+
+def watch_parent(parent_pid: int) -> None:
+    """Worker start: exit when the parent is gone (a killed build would otherwise leave idle workers behind)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -298,12 +331,28 @@ def open_pgn_text(path: str) -> tuple[IO[str], IO[bytes]]:
     return text, raw
 
 
-def pgn_chunks(paths: Sequence[str], on_bytes: Callable[[int], None]) -> Iterator[str]:
+@dataclass
+class PgnChunk:
+    path: str
+    first_line: int  # line number of the chunk's first line in its file
+    text: str
+
+
+def pgn_chunks(paths: Sequence[str], on_bytes: Callable[[int], None]) -> Iterator[PgnChunk]:
     """Chunks of about CHUNK_BYTES of PGN text, each ending at a game boundary."""
     done_bytes = 0
     for path in paths:
         text, raw = open_pgn_text(path)
         pending = ""
+        line = 1
+
+        def cut_at(end: int, path: str = path) -> PgnChunk:
+            nonlocal pending, line
+            chunk = PgnChunk(path, line, pending[:end])
+            line += chunk.text.count("\n")
+            pending = pending[end:]
+            return chunk
+
         try:
             while True:
                 try:
@@ -316,15 +365,11 @@ def pgn_chunks(paths: Sequence[str], on_bytes: Callable[[int], None]) -> Iterato
                 pending += block
                 boundaries = list(GAME_BOUNDARY.finditer(pending))
                 if boundaries and boundaries[-1].start() > 0:
-                    cut = boundaries[-1].start()
-                    yield pending[:cut + 1]
-                    pending = pending[cut + 1:]
+                    yield cut_at(boundaries[-1].start() + 1)
                 elif len(pending) > 16 * CHUNK_BYTES:  # no boundary at all: not real PGN; cut at a line end
-                    cut = pending.rfind("\n") + 1 or len(pending)
-                    yield pending[:cut]
-                    pending = pending[cut:]
+                    yield cut_at(pending.rfind("\n") + 1 or len(pending))
             if pending.strip():
-                yield pending
+                yield cut_at(len(pending))
             done_bytes += raw.tell()
         finally:
             text.close()
@@ -341,6 +386,7 @@ class ParsedGames:
     games_read: int = 0
     games_used: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
+    first_skips: dict[str, str] = field(default_factory=dict)  # reason -> "file:line" of its first game
 
 
 def parse_pgn_files(paths: Sequence[str], max_plies: int, keep_unfinished: bool,
@@ -357,7 +403,9 @@ def parse_pgn_files(paths: Sequence[str], max_plies: int, keep_unfinished: bool,
     waiting_rows = [0]
     last_report = [start]
 
-    def take(result: ChunkResult) -> None:
+    def take(chunk: PgnChunk, result: ChunkResult) -> None:
+        for reason, line in result.first_skip_lines.items():
+            parsed.first_skips.setdefault(reason, f"{chunk.path}:{chunk.first_line + line - 1}")
         parsed.games_read += result.games_read
         parsed.games_used += result.games_used
         parsed.skipped.update(result.skipped)
@@ -377,24 +425,26 @@ def parse_pgn_files(paths: Sequence[str], max_plies: int, keep_unfinished: bool,
         bytes_read[0] = count
 
     chunks = pgn_chunks(paths, note_bytes)
-    workers = os.cpu_count() or 1 if workers is None else max(1, workers)
+    workers = (os.cpu_count() or 1) if workers is None else max(1, workers)
     if workers == 1:
         for chunk in chunks:
-            take(parse_chunk(chunk, max_plies, keep_unfinished))
+            take(chunk, parse_chunk(chunk.text, max_plies, keep_unfinished))
     else:
         # spawn, not fork: the engine that calls this has threads, and forking them is unsafe.
         # An executor (not multiprocessing.Pool) reports a worker that died instead of waiting forever.
         context = multiprocessing.get_context("spawn")
         try:
-            with ProcessPoolExecutor(workers, mp_context=context) as executor:
-                pending: list[Future[ChunkResult]] = []
+            with ProcessPoolExecutor(workers, mp_context=context, initializer=watch_parent,
+                                     initargs=(os.getpid(),)) as executor:
+                pending: list[tuple[PgnChunk, Future[ChunkResult]]] = []
                 for chunk in chunks:
-                    pending.append(executor.submit(parse_chunk, chunk, max_plies, keep_unfinished))
+                    pending.append((chunk, executor.submit(parse_chunk, chunk.text, max_plies, keep_unfinished)))
                     # Only a few chunks in flight, so the text of a huge file is never all in memory.
                     while len(pending) > 2 * workers:
-                        take(pending.pop(0).result())
-                for future in pending:
-                    take(future.result())
+                        done_chunk, future = pending.pop(0)
+                        take(done_chunk, future.result())
+                for done_chunk, future in pending:
+                    take(done_chunk, future.result())
         except BrokenProcessPool as error:
             raise BookBuildError(f"a worker process of the book build stopped: {error}") from None
     parsed.counts = MoveCounts.concatenate([parsed.counts, *waiting]).reduce()
@@ -417,12 +467,14 @@ class BuildReport:
     moves_dropped: dict[str, int]
     seconds: float
     path: str = ""
+    first_skips: dict[str, str] = field(default_factory=dict)  # reason -> "file:line" of the first such game
 
     def summary(self) -> str:
         lines = [f"{self.path}: {self.positions:,} positions, {self.moves:,} moves",
                  f"games read {self.games_read:,}, used {self.games_used:,}"]
         for reason, count in sorted(self.games_skipped.items()):
-            lines.append(f"  skipped ({reason}): {count:,}")
+            where = f" (first at {self.first_skips[reason]})" if reason in self.first_skips else ""
+            lines.append(f"  skipped ({reason}): {count:,}{where}")
         for reason, count in sorted(self.moves_dropped.items()):
             lines.append(f"  moves dropped ({reason}): {count:,}")
         rate = self.games_read / self.seconds if self.seconds > 0 else 0.0
@@ -458,7 +510,7 @@ def _check_max_moves(max_moves: int) -> None:
 def _report(parsed: ParsedGames, positions: int, moves: int, dropped: dict[str, int], start: float,
             path: str) -> BuildReport:
     return BuildReport(parsed.games_read, parsed.games_used, dict(parsed.skipped), positions, moves, dropped,
-                       time.monotonic() - start, path)
+                       time.monotonic() - start, path, dict(parsed.first_skips))
 
 
 # ---------------------------------------------------------------------------------------------

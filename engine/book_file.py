@@ -315,7 +315,11 @@ def open_book_file(path: str) -> OpeningBookFile | PolyglotBookFile:
         magic = handle.read(16)
     if magic == SQLITE_MAGIC:
         return OpeningBookFile.open(path)
-    return PolyglotBookFile.open(path)
+    try:
+        return PolyglotBookFile.open(path)
+    except BookFileError as error:
+        # Not SQLite, so Polyglot was the only chance: say both were tried.
+        raise BookFileError(path, f"is neither a Ponderosa book nor a Polyglot book ({error.problem})") from None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -131,7 +131,7 @@ def test_truncated_book(tmp_path: Path) -> None:
 def test_text_file_is_not_a_book(tmp_path: Path) -> None:
     path = tmp_path / "notes.book"
     path.write_text("This is a text file with some words in it, not a book at all.\n" * 4)
-    with pytest.raises(BookFileError) as raised:
+    with pytest.raises(BookFileError, match="neither a Ponderosa book nor a Polyglot book") as raised:
         open_book_file(str(path))
     assert str(path) in str(raised.value)
     with pytest.raises(BookFileError, match="not a Ponderosa book") as raised:
@@ -280,3 +280,21 @@ def test_export_of_own_book_keeps_castling_and_weights(tmp_path: Path) -> None:
         after = {entry.move.uci(): entry.weight for entry in reader.find_all(board_after(RUY_LOPEZ_BEFORE_CASTLING))}
         # 80,000 and 3 scaled together so the larger fits 16 bits.
         assert after == {"e1g1": 65535, "d2d3": int(3 * 65535 / 80000) or 1}
+
+
+def test_probe_is_well_under_a_millisecond(tmp_path: Path) -> None:
+    import random
+    import statistics
+    import time
+
+    generator = random.Random(7)
+    keys = [generator.getrandbits(64) for _ in range(20_000)]
+    path = tmp_path / "probe.book"
+    small_book(path, [(key, uci, 5, 2, 2, 1, 0, 0) for key in keys for uci in ("e2e4", "d2d4")])
+    with OpeningBookFile.open(str(path)) as book:
+        times = []
+        for key in keys[::10]:
+            start = time.perf_counter()
+            assert len(book.entries(key)) == 2
+            times.append(time.perf_counter() - start)
+    assert statistics.median(times) < 0.001
