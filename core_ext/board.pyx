@@ -4,13 +4,25 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
-from ponderosa.core_ext.bitboard cimport Move, MAX_MOVES, NO_SQUARE, FLAG_EN_PASSANT, move_flag
+from ponderosa.core_ext.bitboard cimport (
+    Move, MAX_MOVES, NO_SQUARE, FLAG_EN_PASSANT, FLAG_PROMO_KNIGHT, move_flag, move_from, move_to,
+)
 from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.perft cimport perft
 from ponderosa.core_ext.position cimport (
     Position, MAX_STATES, clear_position, set_fen, get_fen, do_move, undo_move,
     move_to_uci, in_check,
 )
+
+cdef int _square_index(str uci, int at):
+    """The square named at uci[at:at + 2] (a1 = 0 ... h8 = 63), or -1."""
+    if len(uci) < at + 2:
+        return -1
+    cdef Py_UCS4 file = uci[at], rank = uci[at + 1]
+    if not ("a" <= file <= "h" and "1" <= rank <= "8"):
+        return -1
+    return (<int>rank - 49) * 8 + (<int>file - 97)
+
 
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 PIECE_SYMBOLS = " PNBRQK  pnbrqk"
@@ -126,12 +138,21 @@ cdef class Board:
         return [move_to_uci(moves[i]) for i in range(n)]
 
     cdef unsigned int find_move(self, str uci) except? 0:
+        """The legal move written uci, compared by squares and promotion piece rather than by
+        building the text of every legal move (book building makes millions of these)."""
         cdef Move moves[MAX_MOVES]
-        cdef int n = generate_legal(self.pos, moves)
-        cdef int i
+        cdef int n, i, flag
+        cdef int frm = _square_index(uci, 0), to = _square_index(uci, 2), promotion = -1
+        if frm < 0 or to < 0 or len(uci) > 5 or (len(uci) == 5 and uci[4] not in "nbrq"):
+            raise ValueError(f"illegal move {uci!r}")
+        if len(uci) == 5:
+            promotion = FLAG_PROMO_KNIGHT + "nbrq".index(uci[4])
+        n = generate_legal(self.pos, moves)
         for i in range(n):
-            if move_to_uci(moves[i]) == uci:
-                return moves[i]
+            if move_from(moves[i]) == frm and move_to(moves[i]) == to:
+                flag = move_flag(moves[i])
+                if (flag == promotion) if promotion >= 0 else flag < FLAG_PROMO_KNIGHT:
+                    return moves[i]
         raise ValueError(f"illegal move {uci!r}")
 
     def push_uci(self, uci: str) -> None:

@@ -215,12 +215,12 @@ class OpeningBook:
         move = choose(decision, self.rng)
         search_only = list(decision.search_only) if move is None else []
         probe = BookProbe(decision, move, search_only, time.perf_counter() - started)
+        if self.aging:   # every book move not played here was skipped once more
+            skipped = [ranked.candidate.move for ranked in decision.ranked
+                       if ranked.candidate.move != move and ranked.candidate.learn < 0]
+            self.learned.age_skipped(board.key, skipped)
         if move is not None and log.isEnabledFor(logging.INFO):
             log.info("book move %s in %s from {%s}", move, game.fen(), book_moves_text(decision, game))
-            if self.aging:
-                skipped = [ranked.candidate.move for ranked in decision.ranked
-                           if ranked.candidate.move != move and ranked.candidate.learn < 0]
-                self.learned.age_skipped(board.key, skipped)
         elif search_only and log.isEnabledFor(logging.INFO):
             log.info("book search among {%s} in %s", " ".join(search_only), game.fen())
         return probe

@@ -4,7 +4,7 @@ in xboard's debug file) and the games must open in at least 10 different ways.
 
 Fairy-Max has no opening book and answers 1. e4 with moves no master plays (1... Nc6 2. Nc3
 a6), where no book built from master games can follow. So XBoard plays Fairy-Max's first three
-moves from a GUI book (-secondXBook false, -bookDepth 3): the shipped book exported to Polyglot
+moves from a GUI book (-secondHasOwnBookUCI false, -bookDepth 3): the shipped book exported to Polyglot
 by Ponderosa's own `book export`, which also shows XBoard reading that export.
 
 Slow (about 10 minutes): run with `pytest -m slow tests/test_book_xboard.py`."""
@@ -71,7 +71,7 @@ def test_twenty_games_against_fairymax_open_from_the_book(tmp_path: Path) -> Non
         "-mg", str(GAMES), "-tc", "0:10", "-inc", "0.1", "-xponder", "-autoCallFlag", "true",
         "-adjudicateDrawMoves", "60",
         "-usePolyglotBook", "true", "-polyglotBook", str(gui_book), "-bookDepth", "3",
-        "-firstXBook", "true", "-secondXBook", "false",
+        "-firstHasOwnBookUCI", "true", "-secondHasOwnBookUCI", "false",
         "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
     ]
     env = dict(os.environ, HOME=str(tmp_path), PATH=SEARCH_PATH)

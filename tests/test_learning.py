@@ -282,3 +282,75 @@ def test_position_learning_entries_keep_at_most_the_limit(workdir: Path) -> None
     # first in, first out: the oldest keys are gone, the newest kept in order
     assert entries[-1].key == 5 * batch and entries[0].key == 5 * batch - POSITION_TABLE_LIMIT + 1
     assert LEARN_POSITION == 2
+
+
+def test_dynamic_values_and_the_postbook(workdir: Path) -> None:
+    """Terra: the engine's own results per book move, and the PostBook: a favourable first move
+    out of book is played from then on, until book learning shows it bad."""
+    engine = paper_engine(workdir)
+    learner = engine.learner
+    # A won game as White along the normal line, then out of book with good searches.
+    moves = AFTER_3_A6 + ["b5a4", "g8f6", "e1g1", "f8e7", "f1e1", "b7b5"]
+    record = GameRecord("won", chess.STARTING_FEN, moves, True, result="1-0",
+                        samples={8: SearchSample(220, 10), 10: SearchSample(240, 10)})
+    learning = learner.result_learning(record, 7)
+    assert learning is not None and engine.learned.record_game(learning)
+    own = engine.learned.learned_moves(board_after(AFTER_3_A6).key)["b5a4"]
+    assert (own.own_games, own.own_points) == (1, 1.0)
+    # Black's book moves are not the engine's own: no dynamic values for them.
+    assert engine.learned.learned_moves(board_after(AFTER_3_A6[:-1]).key).get("a7a6") is None
+    # 5. O-O left the book clearly favourable (+220, +240 for White; figure 2.1 trusts a good score
+    # only a quarter at depth 10, which leaves +60, above the PostBook's +50): it plays it now.
+    out_of_book = AFTER_3_A6 + ["b5a4", "g8f6"]
+    assert [entry.move for entry in engine.learned.postbook_moves(board_after(out_of_book).key)] == ["e1g1"]
+    engine.new_game()
+    for move in out_of_book:
+        engine.make_move(move)
+    probe = engine.book_probe()
+    assert probe.move == "e1g1" and probe.decision is not None
+    assert probe.decision.ranked[0].status == "PostBook"
+    # Book learning from a longer game that went badly after 5. O-O undoes it.
+    bad = GameRecord("bad", chess.STARTING_FEN, out_of_book + ["e1g1", "f8e7", "f1e1", "b7b5"], True,
+                     samples={10: SearchSample(-400, 12), 12: SearchSample(-450, 12)})
+    bad_learning = learner.book_learning(bad, 1)
+    assert bad_learning is not None and engine.learned.record_game(bad_learning)
+    assert engine.learned.learned_moves(board_after(out_of_book).key)["e1g1"].value < -100
+    assert engine.book_probe().move is None
+
+
+def test_terra_selection_uses_the_engines_own_results(workdir: Path) -> None:
+    engine = paper_engine(workdir)
+    settings = engine.book.settings
+    settings.random_mode, settings.min_book_games, settings.min_terra_games = 2, 1, 1
+    settings.book_limit, settings.terra_limit = 0, 40
+    lost = GameRecord("lost", chess.STARTING_FEN, AFTER_3_A6 + ["b1c3", "a6b5"], True, result="0-1")
+    learning = engine.learner.result_learning(lost, 0)   # no result learning: only the dynamic values
+    assert learning is not None and engine.learned.record_game(learning)
+    engine.new_game()
+    for move in AFTER_3_A6:
+        engine.make_move(move)
+    decision = engine.book_decision()
+    assert decision is not None
+    chances = {ranked.candidate.move: ranked.probability for ranked in decision.ranked}
+    # 4. Nc3 scored 0% in the engine's own game, below TerraLimit: avoided; 4. Ba4 remains.
+    assert chances["b1c3"] == 0 and chances["b5a4"] == pytest.approx(1.0)
+
+
+def test_learning_aging_fades_mild_values_of_skipped_moves(workdir: Path) -> None:
+    from ponderosa.engine.learned import GameLearning
+    from ponderosa.engine.learning import LearnedUpdate
+    engine = paper_engine(workdir)
+    key = board_after(AFTER_3_A6).key
+    engine.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b5a4", -150.0)]))
+    engine.learned.record_game(GameLearning("bad", never=[(key, "b1c3")]))
+    engine.book.aging = True
+    engine.new_game()
+    for move in AFTER_3_A6:
+        engine.make_move(move)
+    values = []
+    for _ in range(3):
+        probe = engine.book_probe()
+        assert probe.move is None   # Nc3 never, Ba4 below -100: nothing playable, so both are skipped
+        values.append(engine.learned.learned_moves(key)["b5a4"].value)
+    assert values[0] > -150 and values[2] > values[1] > values[0]
+    assert engine.learned.learned_moves(key)["b1c3"].never
