@@ -218,12 +218,13 @@ class Engine:
     def play_own_move(self, uci: str, searched: SearchResult | None = None) -> str:
         """Play the engine's own move (searched, or from the book when searched is None); the
         learner notes it. Returns the move in SAN."""
+        uci = self.parse_move(uci)
         white = self.game.turn == chess.WHITE
         sample = None
         if searched is not None:
             score = max(-LEARN_SCORE_CAP, min(LEARN_SCORE_CAP, searched.score))
             sample = SearchSample(score if white else -score, searched.depth)
-        self.learner.engine_moved([move.uci() for move in self.game.move_stack], white, sample)
+        self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample)
         return self.make_move(uci)
 
     def finish_game(self, result: str) -> None:

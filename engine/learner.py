@@ -104,15 +104,15 @@ class Learner:
         self._book_learned = False
         self._result_learned = False
 
-    def engine_moved(self, moves_before: Sequence[str], white: bool, searched: SearchSample | None) -> None:
-        """The engine played a move (after moves_before); searched is its search, None for a book move."""
+    def engine_moved(self, moves_before: Sequence[str], move: str, white: bool, searched: SearchSample | None) -> None:
+        """The engine played move (after moves_before); searched is its search, None for a book move."""
         record = self.record
         assert record is not None
         self._engine_colours.add(white)
         record.engine_white = white
         if searched is not None and len(record.samples) < SEARCHES_REMEMBERED:
             record.samples[len(moves_before)] = searched
-        record.moves = list(moves_before)
+        record.moves = [*moves_before, move]
         if len(record.samples) >= SEARCHES_REMEMBERED and not self._book_learned:
             self._learn_book()
 

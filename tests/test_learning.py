@@ -45,7 +45,7 @@ PAPER_BOOK = """
 """
 AFTER_3_A6 = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
 AFTER_5_NF6 = AFTER_3_A6 + ["b1c3", "a6b5", "c3b5", "g8f6"]
-ENGINE_DEPTH = 10     # figure 2.1 calls a ten-ply search "normal" (multiplier 1 at an even rating)
+ENGINE_DEPTH = 12     # figure 2.1 calls ten plies "normal"; twelve trust the value 1.2 times
 OPPONENT_DEPTH = 8    # a weaker opponent would hand material back and blur what the book line cost
 
 
