@@ -64,6 +64,13 @@ class BookProbe:
     def in_book(self) -> bool:
         return self.move is not None or bool(self.search_only)
 
+    @property
+    def chance(self) -> float:
+        """The chance the rules gave the move that was drawn (0 when none was)."""
+        if self.decision is None or self.move is None:
+            return 0.0
+        return next((ranked.probability for ranked in self.decision.ranked if ranked.candidate.move == self.move), 0.0)
+
 
 def merge_entries(move: str, large: BookEntry | None, start: BookEntry | None,
                   user_value: int | None, learned: LearnedMove | None = None, evaluation: int = 0) -> Candidate:

@@ -567,7 +567,7 @@ class Console:
     def _play_book_move(self, probe: BookProbe) -> None:
         """Crafty's book output: the moves that made the cut, then the move and its chance."""
         assert probe.decision is not None and probe.move is not None
-        chance = next(ranked.probability for ranked in probe.decision.ranked if ranked.candidate.move == probe.move)
+        chance = probe.chance
         self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.game)}}}")
         self.say(f"    book {probe.seconds:>6.1f}s {chance * 100:>6.0f}%    {self.engine.san(probe.move)}")
         self._play_move(probe.move, None, None)

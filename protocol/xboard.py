@@ -234,7 +234,7 @@ class XBoardSession:
     def _play_book_move(self, probe: BookProbe) -> None:
         """Play the book's move at once; with post on, a thinking line tells the GUI it was book."""
         assert probe.decision is not None and probe.move is not None
-        chance = next(ranked.probability for ranked in probe.decision.ranked if ranked.candidate.move == probe.move)
+        chance = probe.chance
         san = self.engine.san(probe.move)
         moves = book_moves_text(probe.decision, self.engine.game)
         self._send_debug(f"book move {san} ({chance * 100:.0f}%) from {{{moves}}}")

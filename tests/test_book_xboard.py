@@ -4,8 +4,10 @@ in xboard's debug file) and the games must open in at least 10 different ways.
 
 Fairy-Max has no opening book and answers 1. e4 with moves no master plays (1... Nc6 2. Nc3
 a6), where no book built from master games can follow. So XBoard plays Fairy-Max's first three
-moves from a GUI book (-secondHasOwnBookUCI false, -bookDepth 3): the shipped book exported to Polyglot
-by Ponderosa's own `book export`, which also shows XBoard reading that export.
+moves from a GUI book (-secondHasOwnBookUCI false, -bookDepth 3): moves of the shipped book that
+lead, within the six plies, only to positions where Ponderosa's book has a move for every reply it
+might choose (a master move played in three games can still lead to a position no two games share).
+The GUI book is a Polyglot file written by Ponderosa's own writer and read by XBoard.
 
 Slow (about 10 minutes): run with `pytest -m slow tests/test_book_xboard.py`."""
 from __future__ import annotations
@@ -19,6 +21,9 @@ from pathlib import Path
 import chess.pgn
 import pytest
 from test_xboard_gui import PROGRAMS, SEARCH_PATH, find
+
+from ponderosa.engine.book_file import FLAG_BAD, write_polyglot
+from ponderosa.engine.engine import Engine
 
 from xboard_harness import engine_command
 
@@ -53,6 +58,50 @@ def ponderosa_moves_per_game(debug_lines: list[str]) -> list[list[tuple[str, boo
     return [game for game in games if game]
 
 
+FAIRYMAX_CHOICES = 4   # Fairy-Max's GUI book keeps the most played of the covered replies
+
+
+def covered_replies() -> list[tuple[int, str, int]]:
+    """(key, move, games) for Fairy-Max's first three moves in either colour: book moves after
+    which every move Ponderosa's book could play (any width: learning during the match may
+    reorder them) still has a covered reply, up to the sixth ply."""
+    engine = Engine()
+    engine.book.settings.width = 1000
+    entries: dict[tuple[int, str], int] = {}
+
+    def covered(ply: int, ponderosa_white: bool) -> bool:
+        if ply == OPENING_PLIES:
+            return True
+        decision = engine.book_decision()
+        if decision is None:
+            return False
+        ponderosa_to_move = (ply % 2 == 0) == ponderosa_white
+        if ponderosa_to_move:
+            moves = [ranked.candidate.move for ranked in decision.ranked if ranked.probability > 0]
+            return bool(moves) and all(after(move, ply, ponderosa_white) for move in moves)
+        replies = sorted(decision.ranked, key=lambda ranked: -ranked.candidate.games)
+        found = 0
+        for ranked in replies:
+            if found == FAIRYMAX_CHOICES:
+                break
+            key, move = engine.board.key, ranked.candidate.move
+            if ranked.candidate.flags & FLAG_BAD or not after(move, ply, ponderosa_white):
+                continue
+            entries[(key, move)] = max(1, min(65535, ranked.candidate.games))
+            found += 1
+        return found > 0
+
+    def after(move: str, ply: int, ponderosa_white: bool) -> bool:
+        engine.make_move(move)
+        try:
+            return covered(ply + 1, ponderosa_white)
+        finally:
+            engine.undo()
+
+    assert covered(0, True) and covered(0, False)
+    return [(key, move, weight) for (key, move), weight in entries.items()]
+
+
 @pytest.mark.slow
 def test_twenty_games_against_fairymax_open_from_the_book(tmp_path: Path) -> None:
     missing = sorted({package for program, (_, package) in PROGRAMS.items() if find(program) is None})
@@ -61,9 +110,7 @@ def test_twenty_games_against_fairymax_open_from_the_book(tmp_path: Path) -> Non
     pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
     ponderosa = " ".join(engine_command())
     gui_book = tmp_path / "fairymax-book.bin"
-    exported = subprocess.run([*engine_command()[:-1], f"book export {gui_book}", "quit"], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=600)
-    assert gui_book.is_file(), exported.stdout + exported.stderr
+    assert write_polyglot(str(gui_book), covered_replies()) > 0
     command = [
         find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
         find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false",

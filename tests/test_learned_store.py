@@ -277,6 +277,31 @@ def test_the_engine_learns_into_a_postgresql_store(postgres_location: str, tmp_p
     assert not (tmp_path / learned.DEFAULT_LEARNED_FILE).exists()
 
 
+def test_gang_learning_one_engine_loses_the_next_avoids_the_move(location: str, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """What one engine learns, another sharing the store uses at its next book probe."""
+    monkeypatch.chdir(tmp_path)
+    first, second = Engine(), Engine()
+    for engine in (first, second):
+        engine.use_learned_store(location)
+    first.make_move("e2e4")
+    first.make_move("c7c5")
+    before = {second_probe(second) for _ in range(200)}
+    played = first.book_probe().move
+    assert played is not None and len(before) > 1
+    first.play_own_move(played)
+    first.finish_game("0-1")   # it played White and lost: result learning flags its last choice
+    after = {second_probe(second) for _ in range(500)}
+    assert played in before and played not in after and after
+
+
+def second_probe(engine: Engine) -> str | None:
+    engine.new_game()
+    engine.make_move("e2e4")
+    engine.make_move("c7c5")
+    return engine.book_probe().move
+
+
 def test_a_lost_postgresql_connection_is_an_error_and_the_next_call_reconnects(postgres_location: str) -> None:
     import psycopg
     store = open_learned_store(postgres_location)
