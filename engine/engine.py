@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import chess
@@ -123,7 +124,7 @@ class Engine:
         self.learned = open_learned_store()
         self.book = OpeningBook(self.learned)
         self.book_messages = self.book.open_defaults()   # files that could not be used, for the user
-        self.learner = Learner(self.learned, self.book)
+        self.learner = Learner(self.learned, self.book, Path.cwd())   # .lrn files beside the learned data
         self.searcher.before_search = self._load_learned_positions
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)

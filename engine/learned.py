@@ -404,8 +404,10 @@ class SQLiteLearnedStore(LearnedStore):
     first write, so an engine that learns nothing leaves nothing behind."""
 
     def __init__(self, path: str | os.PathLike = DEFAULT_LEARNED_FILE) -> None:
-        super().__init__(str(path))
-        self.path = str(path)
+        # Absolute now: the file is opened on first use, by which time the working directory
+        # may have changed.
+        super().__init__(os.path.abspath(path))
+        self.path = self.location
 
     def _open(self, create: bool) -> Any:
         if not create and not Path(self.path).is_file():

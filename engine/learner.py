@@ -92,6 +92,7 @@ class Learner:
         self.rating_difference = 0
         self.opponent = "?"
         self.record: GameRecord | None = None
+        self.import_skipped: list[str] = []   # what the last import skipped (a torn last record)
         self._book_learned = False
         self._result_learned = False
         self.start_game(chess.STARTING_FEN)
@@ -252,11 +253,12 @@ class Learner:
             raise LearnFileError(f"{path}: no such file")
         with open(path, encoding="utf-8", errors="replace") as handle:
             first = next((line for line in handle if line.strip()), "")
+        positions: list[tuple[str, PositionEntry]] = []
+        records: list[tuple[GameRecord, str]] = []
         if first.startswith("["):
-            records = read_book_lrn(path)
-            positions: list[tuple[str, PositionEntry]] = []
+            records, self.import_skipped = read_book_lrn(path)
         else:
-            records, positions = [], read_position_lrn(path)
+            positions, self.import_skipped = read_position_lrn(path)
         if clear:
             self.store.clear()
         own_file = path.resolve() in (self._lrn_path(BOOK_LRN).resolve(), self._lrn_path(POSITION_LRN).resolve())
@@ -353,32 +355,47 @@ def format_position_lrn(fen: str, entry: PositionEntry, record: GameRecord) -> s
             f'c1 "{record.game_id}"; c2 "{tags}";\n')
 
 
-def read_book_lrn(path: Path) -> list[tuple[GameRecord, str]]:
-    """The records of a book.lrn file: (game record, kind)."""
+def read_book_lrn(path: Path) -> tuple[list[tuple[GameRecord, str]], list[str]]:
+    """The records of a book.lrn file, (game record, kind), and what was skipped: only a torn
+    last record (an engine killed while appending it) is skipped; any other broken record is an
+    error naming the file and the line."""
     records = []
-    for first_line, text in _pgn_chunks(path):
-        game = chess.pgn.read_game(io.StringIO(text))
-        if game is None:
-            continue
-        headers = game.headers
-        if game.errors or "PonderosaGame" not in headers or "PonderosaColor" not in headers:
-            problem = f" ({game.errors[0]})" if game.errors else ""
-            raise LearnFileError(f"{path}:{first_line}: not a Ponderosa learning record{problem}")
+    skipped: list[str] = []
+    chunks = _pgn_chunks(path)
+    for index, (first_line, text) in enumerate(chunks):
         try:
-            rating_difference = int(headers.get("RatingDifference", "0"))
-        except ValueError:
-            raise LearnFileError(f"{path}:{first_line}: bad RatingDifference tag") from None
-        result = headers.get("Result", "*")
-        record = GameRecord(headers["PonderosaGame"], game.board().fen(), [], headers["PonderosaColor"] == "white",
-                            rating_difference=rating_difference, result=None if result == "*" else result,
-                            tags={name: headers[name] for name in ("Date", "White", "Black") if name in headers})
-        for ply, node in enumerate(game.mainline()):
-            record.moves.append(node.move.uci())
-            match = SAMPLE_COMMENT.match(node.comment)
-            if match:
-                record.samples[ply] = SearchSample(int(match.group(1)), int(match.group(2)))
-        records.append((record, headers.get("PonderosaLearn", "book")))
-    return records
+            records.append(_book_record(path, first_line, text))
+        except LearnFileError as error:
+            if index < len(chunks) - 1:
+                raise
+            skipped.append(f"{error} (an incomplete last record, skipped)")
+    return records, skipped
+
+
+def _book_record(path: Path, first_line: int, text: str) -> tuple[GameRecord, str]:
+    game = chess.pgn.read_game(io.StringIO(text))
+    if game is None:
+        raise LearnFileError(f"{path}:{first_line}: empty learning record")
+    headers = game.headers
+    if game.errors or "PonderosaGame" not in headers or "PonderosaColor" not in headers:
+        problem = f" ({game.errors[0]})" if game.errors else ""
+        raise LearnFileError(f"{path}:{first_line}: not a Ponderosa learning record{problem}")
+    try:
+        rating_difference = int(headers.get("RatingDifference", "0"))
+    except ValueError:
+        raise LearnFileError(f"{path}:{first_line}: bad RatingDifference tag") from None
+    result = headers.get("Result", "*")
+    record = GameRecord(headers["PonderosaGame"], game.board().fen(), [], headers["PonderosaColor"] == "white",
+                        rating_difference=rating_difference, result=None if result == "*" else result,
+                        tags={name: headers[name] for name in ("Date", "White", "Black") if name in headers})
+    for ply, node in enumerate(game.mainline()):
+        record.moves.append(node.move.uci())
+        match = SAMPLE_COMMENT.match(node.comment)
+        if match:
+            record.samples[ply] = SearchSample(int(match.group(1)), int(match.group(2)))
+    if not text.rstrip().endswith(("1-0", "0-1", "1/2-1/2", "*")):
+        raise LearnFileError(f"{path}:{first_line}: learning record without its end (result)")
+    return record, headers.get("PonderosaLearn", "book")
 
 
 def _pgn_chunks(path: Path) -> list[tuple[int, str]]:
@@ -400,22 +417,33 @@ def _pgn_chunks(path: Path) -> list[tuple[int, str]]:
     return [(number, "".join(lines)) for number, lines in chunks]
 
 
-def read_position_lrn(path: Path) -> list[tuple[str, PositionEntry]]:
-    """(game id, entry) for every line of a position.lrn file."""
+def read_position_lrn(path: Path) -> tuple[list[tuple[str, PositionEntry]], list[str]]:
+    """(game id, entry) for every line of a position.lrn file, and what was skipped (only a torn
+    last line)."""
     entries = []
+    skipped: list[str] = []
     pattern = re.compile(r'^(?P<epd>\S+ [wb] \S+ \S+) ce (?P<ce>-?\d+); acd (?P<acd>\d+); '
                          r'c0 "bound (?P<bound>[123])"; c1 "(?P<game>[^"]*)";')
     with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            match = pattern.match(line)
-            if match is None:
-                raise LearnFileError(f"{path}:{number}: not a position-learning line")
+        lines = handle.read().split("\n")
+    last = max((number for number, line in enumerate(lines, 1) if line.strip()), default=0)
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        match = pattern.match(line)
+        problem = None
+        if match is None or (number == last and not line.rstrip().endswith(";")):
+            problem = f"{path}:{number}: not a position-learning line"
+        else:
             try:
                 board = Board(match.group("epd") + " 0 1")
             except ValueError as error:
-                raise LearnFileError(f"{path}:{number}: bad position ({error})") from error
-            entries.append((match.group("game"), PositionEntry(board.key, int(match.group("ce")),
-                                                               int(match.group("acd")), int(match.group("bound")))))
-    return entries
+                problem = f"{path}:{number}: bad position ({error})"
+        if problem is not None:
+            if number == last:
+                skipped.append(f"{problem} (an incomplete last line, skipped)")
+                continue
+            raise LearnFileError(problem)
+        entries.append((match.group("game"), PositionEntry(board.key, int(match.group("ce")),
+                                                           int(match.group("acd")), int(match.group("bound")))))
+    return entries, skipped

@@ -907,6 +907,8 @@ class Console:
             count = self.engine.import_learning(args[0], clear=len(args) == 2)
         except (OSError, LearnFileError, LearnedStoreError) as error:
             raise CommandError(str(error)) from error
+        for problem in self.engine.learner.import_skipped:
+            self.say(f"warning: {problem}")
         self.say(f"imported {count} learning records from {args[0]}")
 
     def cmd_rating(self, args: list[str]) -> None:

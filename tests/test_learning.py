@@ -16,7 +16,7 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.engine.book_build import create_book
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.learner import BOOK_LRN, POSITION_LRN, GameRecord
+from ponderosa.engine.learner import BOOK_LRN, POSITION_LRN, GameRecord, LearnFileError
 from ponderosa.engine.learning import LEARN_POSITION, SEARCHES_REMEMBERED, SearchSample
 from ponderosa.engine.search import SearchLimits
 
@@ -220,7 +220,8 @@ def test_a_learned_position_reaches_a_fresh_process_and_changes_its_move(workdir
     assert new_move != baseline_move, "a position learned as lost must steer the search away"
 
 
-def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: pytest.TempPathFactory,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     engine = paper_engine(workdir)
     opponent = Engine()
     opponent.book.enabled = False
@@ -234,20 +235,22 @@ def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: 
     for clear in (False, True):
         other = tmp_path_factory.mktemp("importer")
         (other / "book.bin").write_bytes((workdir / "book.bin").read_bytes())
+        monkeypatch.chdir(other)   # a fresh engine: its own learned store and .lrn files
         fresh = Engine()
+        assert fresh.learned.location != engine.learned.location and fresh.learned.dump()["book_learning"] == []
         fresh.book.close()
         fresh.book.use_book(str(other / "book.bin"))
-        fresh.learner.folder = other
         first_playable_settings(fresh)
         if clear:   # something learned before, wiped by the import
             fresh.learned.record_game(fresh.learner.book_learning(
                 GameRecord("old", chess.STARTING_FEN, ["e2e4", "e7e5", "g1f3", "b8c6", "d2d4"], True,
                            samples={4: SearchSample(-50, 5)}), 1) or pytest.fail("no learning"))
             assert fresh.learned.dump() != original
-        fresh.import_learning(str(workdir / BOOK_LRN), clear=clear)
+        assert fresh.import_learning(str(workdir / BOOK_LRN), clear=clear) == 4   # 2 games: book + result
         if (workdir / POSITION_LRN).is_file():
             fresh.import_learning(str(workdir / POSITION_LRN))
         assert fresh.learned.dump() == original
+        assert (other / BOOK_LRN).is_file()   # what it imported is in its own book.lrn too
 
 
 def test_learning_survives_a_book_rebuild(workdir: Path) -> None:
@@ -354,3 +357,33 @@ def test_learning_aging_fades_mild_values_of_skipped_moves(workdir: Path) -> Non
         values.append(engine.learned.learned_moves(key)["b5a4"].value)
     assert values[0] > -150 and values[2] > values[1] > values[0]
     assert engine.learned.learned_moves(key)["b1c3"].never
+
+
+def test_a_torn_last_learning_record_is_skipped_and_a_broken_one_named(workdir: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = paper_engine(workdir)
+    opponent = Engine()
+    opponent.book.enabled = False
+    opponent.learner.mask = 0
+    play_learning_game(engine, opponent)
+    play_learning_game(engine, opponent)
+    whole = (workdir / BOOK_LRN).read_text()
+    records = whole.count("[Event ")
+    assert records == 2
+    torn = workdir / "torn.lrn"
+    torn.write_text(whole[: whole.rindex(" { ") + 5])   # an engine killed while appending
+    (workdir / "elsewhere").mkdir()
+    monkeypatch.chdir(workdir / "elsewhere")   # a fresh engine with a store of its own
+    fresh = Engine()
+    fresh.book.close()
+    fresh.book.use_book(str(workdir / "book.bin"))
+    first_playable_settings(fresh)
+    assert fresh.import_learning(str(torn)) == 1
+    assert len(fresh.learner.import_skipped) == 1 and "torn.lrn:" in fresh.learner.import_skipped[0]
+    broken = workdir / "broken.lrn"
+    lines = whole.splitlines(True)
+    first_moves = next(index for index, line in enumerate(lines) if "1. e4" in line)
+    lines[first_moves] = lines[first_moves].replace("1. e4", "1. Qz9", 1)   # the first of two records
+    broken.write_text("".join(lines))
+    with pytest.raises(LearnFileError, match=r"broken\.lrn:\d+"):
+        fresh.import_learning(str(broken))
