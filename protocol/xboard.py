@@ -240,13 +240,19 @@ class XBoardSession:
         self._send_debug(f"book move {san} ({chance * 100:.0f}%) from {{{moves}}}")
         if self.post:
             self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
-        self.engine.play_own_move(probe.move)
+        self._send_move(probe.move, None)
+
+    def _send_move(self, uci: str, searched: SearchResult | None) -> bool:
+        """Play the engine's move and send it, then any claim and the held pongs; True while
+        the game goes on."""
+        self.engine.play_own_move(uci, searched)
         self.moves_played += 1
-        self.out.line(f"move {probe.move}")
+        self.out.line(f"move {uci}")
         outcome = self.engine.outcome()
         if outcome is not None:
             self._claim(outcome)
         self._flush_pings()
+        return outcome is None
 
     def _send_debug(self, text: str) -> None:
         """A `#` line: GUIs ignore it (feature debug=1), xboard's debug file keeps it."""
@@ -293,14 +299,7 @@ class XBoardSession:
         if self.draw_offered and self._accepts_draw(result.score):
             self.out.line("offer draw")
         self.draw_offered = False
-        self.engine.play_own_move(result.best_move, result)
-        self.moves_played += 1
-        self.out.line(f"move {result.best_move}")
-        outcome = self.engine.outcome()
-        if outcome is not None:
-            self._claim(outcome)
-        self._flush_pings()
-        if outcome is None:
+        if self._send_move(result.best_move, result):
             self.start_pondering(result.ponder_move)
 
     def _claim(self, outcome: tuple[str, str] | None) -> None:

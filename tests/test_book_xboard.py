@@ -12,15 +12,11 @@ The GUI book is a Polyglot file written by Ponderosa's own writer and read by XB
 Slow (about 10 minutes): run with `pytest -m slow tests/test_book_xboard.py`."""
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
 from pathlib import Path
 
-import chess.pgn
 import pytest
-from test_xboard_gui import PROGRAMS, SEARCH_PATH, find
+from test_xboard_gui import PROGRAMS, find, read_games, run_xboard
 
 from ponderosa.engine.book_file import FLAG_BAD, write_polyglot
 from ponderosa.engine.engine import Engine
@@ -111,30 +107,15 @@ def test_twenty_games_against_fairymax_open_from_the_book(tmp_path: Path) -> Non
     ponderosa = " ".join(engine_command())
     gui_book = tmp_path / "fairymax-book.bin"
     assert write_polyglot(str(gui_book), covered_replies()) > 0
-    command = [
-        find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
-        find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false",
+    output = run_xboard([
         "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", find("fairymax") or "", "-sd", str(tmp_path),
         "-mg", str(GAMES), "-tc", "0:10", "-inc", "0.1", "-xponder", "-autoCallFlag", "true",
         "-adjudicateDrawMoves", "60",
         "-usePolyglotBook", "true", "-polyglotBook", str(gui_book), "-bookDepth", "3",
         "-firstHasOwnBookUCI", "true", "-secondHasOwnBookUCI", "false",
         "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
-    ]
-    env = dict(os.environ, HOME=str(tmp_path), PATH=SEARCH_PATH)
-    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=MATCH_SECONDS)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        pytest.fail(f"the match did not end within {MATCH_SECONDS} s:\n{output[-2000:]}")
-
-    games = []
-    with pgn_path.open() as handle:
-        while (game := chess.pgn.read_game(handle)) is not None:
-            games.append(game)
+    ], tmp_path, MATCH_SECONDS)
+    games = read_games(pgn_path) if pgn_path.exists() else []
     assert len(games) == GAMES, output[-2000:]
     openings = set()
     for game in games:

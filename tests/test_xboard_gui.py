@@ -27,6 +27,31 @@ def find(program: str) -> str | None:
     return shutil.which(program, path=SEARCH_PATH)
 
 
+def run_xboard(options: list[str], folder: Path, seconds: float) -> str:
+    """GNU XBoard without a window (under xvfb-run) with these options, in folder; its output.
+    A run that does not end within seconds is killed and fails the test."""
+    command = [find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
+               find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false", *options]
+    env = dict(os.environ, HOME=str(folder), PATH=SEARCH_PATH)
+    process = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        pytest.fail(f"xboard did not end within {seconds} s:\n{output[-2000:]}")
+    return output
+
+
+def read_games(pgn_path: Path) -> list[chess.pgn.Game]:
+    games = []
+    with pgn_path.open() as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    return games
+
+
 def test_xboard_match_against_fairymax(tmp_path: Path) -> None:
     missing = sorted({package for program, (_, package) in PROGRAMS.items() if find(program) is None})
     if missing:
@@ -36,28 +61,13 @@ def test_xboard_match_against_fairymax(tmp_path: Path) -> None:
     ponderosa = " ".join(engine_command())
     if len(engine_command()) != 2 or " " in engine_command()[0]:
         pytest.skip(f"xboard splits the engine command at spaces: {ponderosa!r}")
-    command = [
-        find("xvfb-run") or "", "-a", "-s", "-screen 0 1024x768x24",
-        find("xboard") or "", "-noGUI", "-xexit", "-saveSettingsOnExit", "false",
+    output = run_xboard([
         "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", find("fairymax") or "", "-sd", str(tmp_path),
         "-mg", "2", "-tc", "0:04", "-inc", "0.1", "-xponder", "-autoCallFlag", "true", "-testClaims", "true",
         "-adjudicateDrawMoves", "80", "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
-    ]
-    env = dict(os.environ, HOME=str(tmp_path), PATH=SEARCH_PATH)
-    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=MATCH_SECONDS)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        pytest.fail(f"the match did not end within {MATCH_SECONDS} s:\n{output[-2000:]}")
+    ], tmp_path, MATCH_SECONDS)
     assert pgn_path.exists(), f"no PGN saved; xboard said:\n{output[-2000:]}"
-
-    games = []
-    with pgn_path.open() as handle:
-        while (game := chess.pgn.read_game(handle)) is not None:
-            games.append(game)
+    games = read_games(pgn_path)
     assert len(games) == 2, output[-2000:]
     for number, game in enumerate(games, 1):
         label = f"game {number} ({game.headers['White']} - {game.headers['Black']})"
