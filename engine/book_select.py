@@ -19,6 +19,7 @@ LEARN_PROMOTE = 100     # a learned value above this wins material at once: trea
 LEARN_DEMOTE = -100     # below this the line loses material: treated like "?"
 USER_NEVER = 0          # Terra's "?" (bookeval ?)
 USER_ALWAYS = 100       # Terra's "!!" (bookeval !!)
+RATIO_PRIOR_GAMES = 10   # win ratio: as if every move had also won 5 and lost 5 more games
 MAPPED_RANGE = 1000.0   # Crafty maps each weighting parameter onto 0..1000
 
 RANDOM_SEARCH = 0       # Crafty "book random 0": search among the book moves
@@ -76,10 +77,11 @@ class Candidate:
 
     @property
     def win_ratio(self) -> float:
-        """Share of decisive games won, with one win and one loss added so tiny samples stay near 1/2."""
+        """Share of decisive games won, with RATIO_PRIOR_GAMES decisive games split evenly added,
+        so that a move won three times out of three does not outrank a move tried thousands of times."""
         if not self.has_results:
             return 0.5
-        return (self.wins + 1) / (self.wins + self.losses + 2)
+        return (self.wins + RATIO_PRIOR_GAMES / 2) / (self.wins + self.losses + RATIO_PRIOR_GAMES)
 
     @property
     def is_bad(self) -> bool:

@@ -284,14 +284,14 @@ def test_user_group_probability_with_book_random_1() -> None:
 # --- Crafty "book random 1": weights, zero wins, width, play percentages --------------------------
 
 def test_sort_value_is_the_weighted_sum_of_mapped_parameters() -> None:
-    # win ratio (w+1)/(w+l+2): a 3/4, b 1/2, c 1/4.
+    # win ratio (w+5)/(w+l+10): a 7/12, b 1/2, c 6/16 -> mapped 1000, 600, 0.
     moves = [with_results("a2a3", 30, 2, 0, eval=0, learn=0.0),
              with_results("b2b3", 20, 1, 1, eval=20, learn=50.0),
              with_results("c2c3", 10, 1, 5, eval=40, learn=-50.0)]
     weights = BookSettings(weight_freq=1.0, weight_ratio=0.5, weight_eval=0.2, weight_learn=0.4)
     lines = by_move(rank(moves, weights))
-    # mapped (freq, ratio, eval, learn): a (1000, 1000, 0, 500), b (500, 500, 500, 1000), c (0, 0, 1000, 0)
-    expected = {"a2a3": 1000 + 500 + 0 + 200, "b2b3": 500 + 250 + 100 + 400, "c2c3": 0 + 0 + 200 + 0}
+    # mapped (freq, ratio, eval, learn): a (1000, 1000, 0, 500), b (500, 600, 500, 1000), c (0, 0, 1000, 0)
+    expected = {"a2a3": 1000 + 500 + 0 + 200, "b2b3": 500 + 300 + 100 + 400, "c2c3": 0 + 0 + 200 + 0}
     total = sum(expected.values())
     for move, value in expected.items():
         assert lines[move].sort_value == pytest.approx(value)
