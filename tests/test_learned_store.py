@@ -411,3 +411,57 @@ def test_a_process_killed_mid_update_leaves_the_store_consistent(location: str) 
         assert store.record_game(game_learning(game_number(1, index), own_rows))
     assert len(assert_consistent(store, own_rows)) == len(numbers) + 3
     store.close()
+
+
+ENGINE_WORKER = r"""
+import sys, pathlib
+from ponderosa.engine.engine import Engine
+from ponderosa.engine.search import SearchLimits
+location, worker, games, go_file = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), pathlib.Path(sys.argv[4])
+engine = Engine()
+engine.use_learned_store(location)
+ids = []
+print("ready", flush=True)
+while not go_file.exists():
+    pass
+for game in range(games):
+    engine.new_game()
+    engine_white = game % 2 == 0
+    searches = 0
+    while searches < 10 and engine.outcome() is None:
+        if (engine.game.turn == 1) == engine_white:
+            probe = engine.book_probe()
+            if probe.move is not None:
+                engine.play_own_move(probe.move)
+            else:
+                result = engine.think(SearchLimits(depth=1))
+                engine.play_own_move(result.best_move, result)
+                searches += 1
+        else:   # the opponent: the book's most played move, then the first legal move
+            decision = engine.book_decision()
+            playable = [r.candidate for r in decision.ranked] if decision else []
+            engine.make_move(max(playable, key=lambda c: c.games).move if playable else engine.legal_moves()[0])
+    ids.append(engine.learner.record.game_id)
+    engine.finish_game("0-1" if engine_white else "1-0")   # the engine loses every game
+print(" ".join(ids), flush=True)
+"""
+
+
+def test_four_engines_playing_at_once_learn_every_game(location: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The acceptance case with the real engine: four processes, 50 games each, every game's book
+    and result learning in the shared store."""
+    monkeypatch.chdir(tmp_path)
+    games_each = 50
+    go_file = tmp_path / "go"
+    workers = [subprocess.Popen([sys.executable, "-c", ENGINE_WORKER, location, str(worker), str(games_each),
+                                 str(go_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for worker in range(WORKERS)]
+    outputs = run_together(workers, go_file)
+    played = [game for output in outputs for game in output.split()]
+    assert len(played) == len(set(played)) == WORKERS * games_each
+    store = open_learned_store(location)
+    learned = store.learned_games()
+    for game in played:
+        assert f"{game}:book" in learned and f"{game}:result" in learned, game
+    store.close()
