@@ -229,7 +229,9 @@ class Learner:
             if step.move not in user_values:   # Terra: with a user-set value, own results are not kept
                 learning.own_results.append((step.key, step.move, points))
         samples = self._out_of_book_samples(record, left_book)
-        if samples and mask & LEARN_BOOK:
+        # The PostBook extends the book where a game left it (Terra): a game that was never in
+        # the book (a set-up position, an opening the book lacks) has no book line to extend.
+        if samples and line and mask & LEARN_BOOK:
             value = book_learned_value([sample for _, _, sample in samples], record.engine_white,
                                        record.rating_difference)
             sign = 1 if record.engine_white else -1

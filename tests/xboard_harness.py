@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -93,8 +94,11 @@ class XBoardEngine:
         self.command = command or engine_command()
         self.started = time.monotonic()
         env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
+        # A working directory of its own: the engine learns there (learned data, .lrn files),
+        # and what one test's engine learned must not change another test's engine.
+        self.own_folder = tempfile.mkdtemp(prefix="ponderosa-engine-") if cwd is None else None
         self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, bufsize=0, cwd=cwd, env=env)
+                                        stderr=subprocess.PIPE, bufsize=0, cwd=cwd or self.own_folder, env=env)
         self.lines: queue.Queue[Line | None] = queue.Queue()
         self.transcript: list[str] = []
         self.stderr_chunks: list[bytes] = []
@@ -362,6 +366,8 @@ class XBoardEngine:
                     pipe.close()
             except OSError:
                 pass
+        if self.own_folder is not None and not self.alive():
+            shutil.rmtree(self.own_folder, ignore_errors=True)
 
     def crash_report(self) -> str | None:
         """A traceback or fatal error the engine wrote on stderr, if any."""
