@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
-import chess.pgn
 
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.book_select import FLAG_BAD
@@ -43,6 +43,9 @@ from ponderosa.engine.learning import (
     result_learning_step,
 )
 from ponderosa.engine.opening_book import OpeningBook
+
+if TYPE_CHECKING:   # chess.pgn (and asyncio under it) loads only when a .lrn file is written or read
+    import chess.pgn
 
 log = logging.getLogger("ponderosa.learn")
 
@@ -323,6 +326,7 @@ def append_text(path: Path, text: str) -> None:
 def format_book_lrn(record: GameRecord, kind: str) -> str:
     """One PGN game: the moves, the engine's searches as `{score/depth}` comments (White's view),
     and Crafty's `{value, depth, rating_difference}` at the end."""
+    import chess.pgn
     game = chess.pgn.Game()
     game.headers["Event"] = "Ponderosa learning"
     game.headers["Site"] = "?"
@@ -375,6 +379,7 @@ def read_book_lrn(path: Path) -> tuple[list[tuple[GameRecord, str]], list[str]]:
 
 
 def _book_record(path: Path, first_line: int, text: str) -> tuple[GameRecord, str]:
+    import chess.pgn
     game = chess.pgn.read_game(io.StringIO(text))
     if game is None:
         raise LearnFileError(f"{path}:{first_line}: empty learning record")
