@@ -38,9 +38,8 @@ if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a b
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
 DEFAULT_SECONDS_PER_MOVE = 5.0
-BOOK_SEARCH_TIME_DIVISOR = 4
+BOOK_SEARCH_TIME_DIVISOR = 4   # book random 0 searches the book moves in a quarter of the usual time
 LEARN_SCORE_CAP = 2000         # learning keeps mate scores as a plain "won" (figure 2.1 caps at 600 anyway)
-   # book random 0 searches the book moves in a quarter of the usual time
 
 
 class IllegalMoveError(ValueError):

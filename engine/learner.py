@@ -54,7 +54,7 @@ POSITION_LRN = "position.lrn"
 POSTBOOK_MOVES = 3            # the engine's first moves out of book that the PostBook keeps
 TT_BOUND_EXACT = 3            # the transposition table's bound code for an exact score
 SAMPLE_COMMENT = re.compile(r"^\s*(-?\d+)/(\d+)\s*$")
-VALUE_COMMENT = re.compile(r"^\s*(-?\d+),\s*(\d+),\s*(-?\d+)\s*$")
+POSITION_GAME = re.compile(r'; c1 "([^"]*)";')   # the game id field of a position.lrn line
 
 
 class LearnFileError(ValueError):
@@ -281,14 +281,19 @@ class Learner:
         by_game: dict[str, list[PositionEntry]] = {}
         for game_id, entry in positions:
             by_game.setdefault(game_id, []).append(entry)
+        # The file's lines by game, read once, to copy the games newly learned into our own file.
+        lines_by_game: dict[str, list[str]] = {}
+        if by_game and not own_file:
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines(True):
+                match = POSITION_GAME.search(line)
+                if match:
+                    lines_by_game.setdefault(match.group(1), []).append(line)
         for game_id, entries in by_game.items():
             if self.store.record_game(GameLearning(f"{game_id}:positions", positions=entries,
                                                    summary=f"imported from {path}")):
                 learned += 1
                 if not own_file:
-                    text = "".join(line for line in path.read_text(encoding="utf-8", errors="replace").splitlines(True)
-                                   if f'c1 "{game_id}";' in line)
-                    append_text(self._lrn_path(POSITION_LRN), text)
+                    append_text(self._lrn_path(POSITION_LRN), "".join(lines_by_game.get(game_id, [])))
         return learned
 
     def _lrn_path(self, name: str) -> Path:

@@ -61,10 +61,6 @@ class BookProbe:
     seconds: float = 0.0
 
     @property
-    def in_book(self) -> bool:
-        return self.move is not None or bool(self.search_only)
-
-    @property
     def chance(self) -> float:
         """The chance the rules gave the move that was drawn (0 when none was)."""
         if self.decision is None or self.move is None:
