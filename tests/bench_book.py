@@ -20,7 +20,9 @@ from pathlib import Path
 from ponderosa.engine.book_build import create_book
 from ponderosa.engine.book_file import OpeningBookFile, unsigned_key
 
-DEFAULT_PGN = Path(__file__).resolve().parents[2] / "shared" / "data" / "games" / "gnuchess_book_1.02.pgn.xz"
+# The master collection is not in the repository: PONDEROSA_DATA, else ../shared/data beside the checkout.
+DEFAULT_PGN = (Path(os.environ.get("PONDEROSA_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+               / "games" / "gnuchess_book_1.02.pgn.xz")
 
 
 def probe_median_microseconds(path: str, probes: int) -> tuple[float, int]:

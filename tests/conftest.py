@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-# The shared data folder stands beside the repository (../shared/data); PONDEROSA_DATA overrides.
-DATA = Path(os.environ.get("PONDEROSA_DATA", REPO.parent / "shared" / "data"))
+# What the default run reads lives in the repository (tests/data/README.md gives each file's source).
+DATA = REPO / "tests" / "data"
+# The large collections (the 145,716 master games) stay outside: PONDEROSA_DATA, or the project's
+# shared data folder beside the checkout when it is there. Only slow tests read them.
+LARGE_DATA = Path(os.environ.get("PONDEROSA_DATA", REPO.parent / "shared" / "data"))
 
 
 @pytest.fixture(autouse=True)
@@ -20,9 +23,18 @@ def _own_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def data_file(*parts: str) -> Path:
+    """A file of tests/data: part of the repository, so a missing one is a failure."""
     path = DATA.joinpath(*parts)
     if not path.is_file():
-        pytest.fail(f"test data {path} is missing (set PONDEROSA_DATA to the shared data folder)")
+        pytest.fail(f"test data {path} is missing from the repository (tests/data/README.md lists it)")
+    return path
+
+
+def large_data_file(*parts: str) -> Path:
+    """A file of the large shared data (slow tests only); the test skips, saying what to set, without it."""
+    path = LARGE_DATA.joinpath(*parts)
+    if not path.is_file():
+        pytest.skip(f"{path} not found: set PONDEROSA_DATA to a folder holding {'/'.join(parts)}")
     return path
 
 

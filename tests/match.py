@@ -57,9 +57,8 @@ import chess.engine
 import chess.pgn
 
 REPO = Path(__file__).resolve().parents[1]
-# The shared data folder stands beside the repository (../shared/data); PONDEROSA_DATA overrides.
-DATA = Path(os.environ.get("PONDEROSA_DATA", REPO.parent / "shared" / "data"))
-DEFAULT_OPENINGS = DATA / "openings" / "noob_2moves.epd"
+# The match openings ship with the tests (tests/data/README.md gives their source).
+DEFAULT_OPENINGS = REPO / "tests" / "data" / "openings" / "noob_2moves.epd"
 
 START_TIMEOUT = 20.0   # seconds for an engine to start and finish its handshake
 QUIT_TIMEOUT = 3.0     # seconds an engine gets to exit after `quit` before it is killed
@@ -1090,7 +1089,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--tc", default="10+0.1", help="BASE+INC in seconds (default 10+0.1)")
     parser.add_argument("--concurrency", type=int, default=2, help="games played at once (default 2)")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS,
-                        help="EPD/FEN file (default ../shared/data/openings/noob_2moves.epd beside the repo)")
+                        help="EPD/FEN file (default tests/data/openings/noob_2moves.epd)")
     parser.add_argument("--seed", type=int, default=1, help="seed for sampling the openings (default 1)")
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
     parser.add_argument("--max-plies", type=int, default=300, help="draw after this many plies (default 300)")

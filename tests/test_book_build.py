@@ -25,7 +25,7 @@ from ponderosa.engine.book_build import (
 )
 from ponderosa.engine.book_file import FLAG_BAD, FLAG_GOOD, BookFileError, OpeningBookFile
 
-from conftest import data_file
+from conftest import data_file, large_data_file
 
 MASTER_GAMES = 2000
 
@@ -110,7 +110,7 @@ def master_sample(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     """(path, text) of the first MASTER_GAMES games of the master collection."""
     lines: list[str] = []
     games = 0
-    with lzma.open(data_file("games", "gnuchess_book_1.02.pgn.xz"), "rt", errors="replace") as handle:
+    with lzma.open(data_file("games", "master_sample_2000.pgn.xz"), "rt", errors="replace") as handle:
         for line in handle:
             if line.startswith("[Event "):
                 games += 1
@@ -418,7 +418,7 @@ def cpu_seconds() -> float:
 
 @pytest.mark.slow
 def test_full_collection_build(tmp_path: Path) -> None:
-    source = str(data_file("games", "gnuchess_book_1.02.pgn.xz"))
+    source = str(large_data_file("games", "gnuchess_book_1.02.pgn.xz"))
     before = cpu_seconds()
     report = create_book([source], str(tmp_path / "full.book"), max_moves=60, workers=2)
     # Under 5 minutes on 2 cores, as CPU time: wall time depends on whatever else the machine runs.
