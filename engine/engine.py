@@ -481,7 +481,7 @@ class Engine:
         try:
             for index, fen in enumerate(BENCH_POSITIONS):
                 self.board = Board(fen)
-                self.tt.clear()
+                self.tt.wipe()
                 self.evaluator.clear()
                 self.searcher.core.clear()
                 result = self.think(SearchLimits(depth=depth))
