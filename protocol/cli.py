@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     tolerate_bad_bytes(sys.stdin, sys.stdout)   # before the console's first read
     engine = Engine()
-    for message in engine.book_messages:   # stderr: stdout may already be a GUI's protocol line
+    for message in engine.book_messages + engine.ics.messages:   # stderr: stdout may already be a GUI's protocol line
         print(message, file=sys.stderr)
     console = Console(engine)
     startup = startup_file()
