@@ -142,8 +142,7 @@ class XBoardIcs:
         if plan is None:
             return False
         board = self.engine.game
-        pieces = len(board.occupied_co[chess.WHITE] | board.occupied_co[chess.BLACK]) \
-            - len(board.pawns) - 2
+        pieces = chess.popcount(board.occupied & ~board.pawns & ~board.kings)
         since = None if self.ics_last_offer_move is None else board.fullmove_number - self.ics_last_offer_move
         offer = ics.offers_draw(self.last_scores, self.engine.draw_score, board.fullmove_number, pieces, since,
                                 self.engine.ics.opponent(), plan.offer_draws)
