@@ -338,13 +338,14 @@ def accepts_draw(score: int, draw_score: int, moves_played: int, dead_draw: bool
                  margin: int = DRAW_MARGIN) -> bool:
     """Take an offered draw? score: the engine's latest search, from its own side.
     Always in a dead draw (insufficient material) or a tablebase draw (None: not known);
-    when the engine stands worse than a draw by more than the margin; and, when accept_equal
-    (computers, equal endgames), within the margin once enough moves have been played."""
+    when the engine stands worse than the draw score by more than the margin; and when the
+    score is within the margin of the draw score, once enough moves have been played (against
+    computers, accept_equal, at any move)."""
     if dead_draw or tablebase_draw:
         return True
     if score < draw_score - margin:
         return True
-    return accept_equal and moves_played >= DRAW_ACCEPT_MIN_MOVES and abs(score - draw_score) <= margin
+    return abs(score - draw_score) <= margin and (accept_equal or moves_played >= DRAW_ACCEPT_MIN_MOVES)
 
 
 def offers_draw(recent_scores: list[int], draw_score: int, moves_played: int, pieces: int,

@@ -112,8 +112,8 @@ class XBoardIcs:
         if plan.abort:
             # zippy accepts every challenge itself; the engine learns the name only now. What
             # it can still do: ask the server to abort, and keep the player from challenging again.
-            self.out.line("tellics abort")
             self.out.line(f"tellics +noplay {opponent.name}")
+            self.out.line("tellics abort")
             return
         greeting = ics.greeting_text(settings, opponent, plan)
         if greeting:
