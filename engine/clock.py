@@ -37,6 +37,7 @@ SESSION_AVERAGE_CAP = 3      # conventional soft <= 3x the session's average (Cr
 PONDER_FACTOR = 1.25         # pondering on: expect ponder hits, spend a quarter more (Stockfish)
 USAGE_LIMIT = 50             # `usage` is clamped to +-50 percent, as Crafty's option.c does
 BEHIND_FACTOR = 1.5          # opponent has 1.5x our clock: we are behind (Crafty's mildest step)
+LAG_RESERVE_MOVES = 80       # server mode, sudden death: network lag is held back for this many moves
 BEHIND_SCALE = 0.8           # ...and then spend a fifth less (Crafty divides by 3 against humans)
 
 
@@ -300,6 +301,10 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     per_move_cost = MOVE_OVERHEAD + lag_seconds + operator_seconds
     increment_left = session.increment_seconds - per_move_cost
     spendable = clock - safety - horizon * max(0.0, -increment_left)
+    if not conventional and lag_seconds > 0 and increment_left < 0:
+        # Lag is paid on every move however short the thinking: a long lightning game must
+        # still have it when the clock is nearly gone, so it is kept for more moves.
+        spendable -= (LAG_RESERVE_MOVES - horizon) * min(lag_seconds, -increment_left)
     soft = max(0.0, spendable) / horizon + max(0.0, increment_left)
     if conventional:
         # Crafty caps the target at 3x the session's average, so saved time is spread, not dumped.
