@@ -33,7 +33,7 @@ LIST_MEANINGS = {
     "S": "special scoring: a draw score of their own (list S +name=CENTIPAWNS)",
 }
 LISTS_FILE_NAME = ".ponderosa-lists"
-HANDLE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}$")   # an ICS login name (FICS: letters, 3..17)
+HANDLE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,19}\Z")   # an ICS login name (FICS: letters, 3..17)
 MAX_LOGGED_TEXT = 120                 # how much of a bad server line a log line repeats
 
 DEFAULT_RESIGN_PAWNS = 9              # Crafty on ICC: resign 9 ...
@@ -82,7 +82,7 @@ def apply_list_command(lists: dict[str, dict[str, int | None]], words: list[str]
         if sign == "-":
             lists[which].pop(name.lower(), None)
             continue
-        if value and (which != "S" or not re.fullmatch(r"-?\d{1,4}", value)):
+        if value and (which != "S" or not re.fullmatch(r"-?[0-9]{1,4}", value)):
             raise ValueError(f"bad list entry {word!r}: only S takes +name=CENTIPAWNS")
         lists[which][name.lower()] = int(value) if value else (0 if which == "S" else None)
     return which
@@ -118,10 +118,11 @@ def parse_lists(text: str, path: str) -> dict[str, dict[str, int | None]]:
 def lists_path(folders: tuple[Path, ...] | None = None) -> Path:
     """Where the lists live: beside .ponderosarc (working directory, else home), else the
     working directory."""
-    for folder in folders or (Path.cwd(), Path.home()):
+    folders = folders or (Path.cwd(), Path.home())
+    for folder in folders:
         if (folder / LISTS_FILE_NAME).is_file() or (folder / ".ponderosarc").is_file():
             return folder / LISTS_FILE_NAME
-    return Path.cwd() / LISTS_FILE_NAME
+    return folders[0] / LISTS_FILE_NAME
 
 
 def load_lists(path: Path) -> dict[str, dict[str, int | None]]:
@@ -237,7 +238,7 @@ def parse_ratings(args: str) -> tuple[int | None, int | None] | None:
     """`rating OWN OPP`: 0 (what zippy sends when the server gives none) is unknown (None);
     anything that is not two whole numbers is None (and logged)."""
     words = args.split()
-    if len(words) != 2 or not all(re.fullmatch(r"-?\d{1,5}", word) for word in words):
+    if len(words) != 2 or not all(re.fullmatch(r"-?[0-9]{1,5}", word) for word in words):
         log.warning("ignored a rating line from the server: %r", args[:MAX_LOGGED_TEXT])
         return None
     own, opponent = int(words[0]), int(words[1])
