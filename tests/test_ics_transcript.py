@@ -90,25 +90,16 @@ def test_greet_text_and_greet_off(engines: list, tmp_path: Path) -> None:
     assert [line for line in server_game(silent, "Bobby", chess.STARTING_FEN) if line.startswith("tellall")] == []
 
 
-@pytest.mark.parametrize("rc,prefix", [("kibitz 2", "tellall"), ("whisper 2", "tellothers")])
-def test_level_two_one_line_per_move(engines: list, tmp_path: Path, rc: str, prefix: str) -> None:
-    engine = start(engines, tmp_path, rc=rc + "\ngreet off")
-    server_game(engine, "Bobby", MIDDLEGAME)
-    engine.send("st 0.3", "go")
-    engine.expect_move(3.0)
-    lines = tells(engine.side_lines + play_out(engine, 0.5))
-    assert len(lines) == 1, lines
-    assert re.match(rf"{prefix} depth \d+ score [+-]\d+\.\d\d \(White's view\) time [\d.]+s nodes \d+ "
-                    r"speed \d+kn/s$", lines[0]), lines
-
-
-def test_level_three_adds_the_pv(engines: list, tmp_path: Path) -> None:
-    engine = start(engines, tmp_path, rc="kibitz 3\ngreet off")
+def test_level_two_one_line_per_move_and_level_three_adds_the_pv(engines: list, tmp_path: Path) -> None:
+    engine = start(engines, tmp_path, rc="whisper 2\nkibitz 3\ngreet off")
     server_game(engine, "Bobby", MIDDLEGAME)
     engine.send("st 0.3", "go")
     engine.expect_move(3.0)
     lines = tells(engine.side_lines + play_out(engine, 0.3))
-    assert len(lines) == 1 and " pv " in lines[0], lines
+    assert len(lines) == 2, lines      # one whisper (tellothers), one kibitz (tellall)
+    line = r"depth \d+ score [+-]\d+\.\d\d \(White's view\) time [\d.]+s nodes \d+ speed \d+kn/s"
+    assert re.match(rf"tellothers {line}$", lines[0]), lines
+    assert re.match(rf"tellall {line} pv \S+", lines[1]), lines
 
 
 def test_noise_silences_short_searches(engines: list, tmp_path: Path) -> None:
@@ -137,19 +128,20 @@ def test_level_four_tells_book_moves(engines: list, tmp_path: Path) -> None:
     assert len(lines) == 1 and re.match(r"tellall book move \S+ \(\d+%\) from \{.+\}$", lines[0]), lines
 
 
-@pytest.mark.parametrize("level", [5, 6])
-def test_levels_five_and_six_are_rate_limited(engines: list, tmp_path: Path, level: int) -> None:
-    engine = start(engines, tmp_path, rc=f"whisper {level}\ngreet off")
+def test_levels_five_and_six_are_rate_limited(engines: list, tmp_path: Path) -> None:
+    engine = start(engines, tmp_path, rc="whisper 5\nkibitz 6\ngreet off")
     server_game(engine, "Bobby", MIDDLEGAME)
-    started = engine.send("st 2.5", "go")
-    engine.expect_move(5.0)
+    started = engine.send("st 1.6", "go")
+    engine.expect_move(4.0)
     elapsed = time.monotonic() - started
     lines = tells(engine.side_lines + play_out(engine, 0.3))
-    iterations = [line for line in lines if re.match(r"tellothers depth \d+( fail (high|low))? score ", line)
-                  and " speed " not in line]
-    assert iterations, lines
-    assert len(iterations) <= elapsed + 1, (elapsed, iterations)   # one a second at most
-    assert [line for line in lines if " speed " in line], lines    # and the line after the move
+    for prefix in ("tellothers", "tellall"):
+        iterations = [line for line in lines if re.match(rf"{prefix} depth \d+( fail (high|low))? score ", line)
+                      and " speed " not in line]
+        assert iterations, lines
+        assert len(iterations) <= elapsed + 1, (elapsed, iterations)   # one a second at most
+        assert [line for line in lines if line.startswith(prefix) and " speed " in line], lines   # after the move
+    assert not [line for line in lines if line.startswith("tellothers") and " fail " in line]   # level 5: no fails
 
 
 def test_auto_kibitz_list(engines: list, tmp_path: Path) -> None:
