@@ -32,7 +32,7 @@ LIGHTNING_POSITIONS = [
     "4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 20",
     "r3k2r/ppp2ppp/2n5/3q4/3P4/2P2N2/P4PPP/R2Q1RK1 w kq - 0 15",
 ]
-LIGHTNING_CLOCKS = [3, 5, 8, 12, 20]     # the bot's clock at the start (seconds) in a `1 0` game
+LIGHTNING_CLOCKS = [4, 6, 8, 12, 20]     # the bot's clock at the start (seconds) in a `1 0` game
 LIGHTNING_MOVES = 8
 
 
