@@ -149,3 +149,7 @@ def test_twenty_lightning_games_without_a_flag(zippy: Zippy) -> None:
         reports = [line for line in kibitzes(server, game) if line.startswith("depth ")]
         assert len(reports) <= len(game.bot_moves), reports     # at most one kibitz per move
     assert sum(1 for game in games if game.result != "*") == 20
+    # The figure docs/ICS.md quotes (pytest -s shows it): how close the bot came to a flag.
+    print("lightning: start clock -> lowest clock (s):",
+          ", ".join(f"{LIGHTNING_CLOCKS[index % len(LIGHTNING_CLOCKS)]}->{game.bot_clock_low:.2f}"
+                    for index, game in enumerate(games)))
