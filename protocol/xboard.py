@@ -292,8 +292,10 @@ class XBoardSession(XBoardIcs):
             self._flush_pings()
             return
         self.ics_keep_score(result.score)
-        resign = self.ics_should_resign(result)
-        if resign if resign is not None else self._should_resign():
+        resign = self.ics_should_resign(result)   # None outside server mode
+        if resign is None:
+            resign = self._should_resign()
+        if resign:
             self.out.line("resign")
             self.engine.finish_game("0-1" if self.engine.white_to_move else "1-0")
             self.engine_side = None
