@@ -37,6 +37,7 @@ SESSION_AVERAGE_CAP = 3      # conventional soft <= 3x the session's average (Cr
 PONDER_FACTOR = 1.25         # pondering on: expect ponder hits, spend a quarter more (Stockfish)
 USAGE_LIMIT = 50             # `usage` is clamped to +-50 percent, as Crafty's option.c does
 BEHIND_FACTOR = 1.5          # opponent has 1.5x our clock: we are behind (Crafty's mildest step)
+LAG_RESERVE_MOVES = 80       # server mode, sudden death: network lag is held back for this many moves
 BEHIND_SCALE = 0.8           # ...and then spend a fifth less (Crafty divides by 3 against humans)
 
 
@@ -273,16 +274,19 @@ def estimated_clock(control: TimeControl, moves_played: int) -> float:
 
 def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: float | None,
              moves_played: int, *, usage_percent: int = 0, operator_seconds: float = 0.0,
-             pondering: bool = False) -> TimeBudget:
+             pondering: bool = False, lag_seconds: float = 0.0) -> TimeBudget:
     """The soft and hard limits for the engine's next move.
 
     own_seconds/opponent_seconds: the clocks from `time`/`otim` (None when the GUI sent none:
     the clock is then estimated from the control). moves_played: own moves already made in the
     game (for a `level` re-sent mid-game, the moves since it). usage_percent: Crafty's `usage`.
-    operator_seconds: Crafty's `operator`, held back for every move to go. pondering: ponder on."""
+    operator_seconds: Crafty's `operator`, held back for every move to go. pondering: ponder on.
+    lag_seconds: network lag a chess server charges to the clock for every move (server mode):
+    held back for every move to go, like the latency allowance, and off the hard limit."""
     if moves_played < 0:
         raise ValueError(f"moves played must be 0 or more, got {moves_played}")
     _check_seconds("operator time", operator_seconds)
+    _check_seconds("lag allowance", lag_seconds)
     if control.seconds_per_move is not None:
         return _fixed_time_budget(control.seconds_per_move, own_seconds)
 
@@ -294,9 +298,13 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     safety = safety_margin(clock)
 
     # Each move costs latency and operator time; the increment pays for it if it can, else the clock does.
-    per_move_cost = MOVE_OVERHEAD + operator_seconds
+    per_move_cost = MOVE_OVERHEAD + lag_seconds + operator_seconds
     increment_left = session.increment_seconds - per_move_cost
     spendable = clock - safety - horizon * max(0.0, -increment_left)
+    if not conventional and lag_seconds > 0 and increment_left < 0:
+        # Lag is paid on every move however short the thinking: a long lightning game must
+        # still have it when the clock is nearly gone, so it is kept for more moves.
+        spendable -= (LAG_RESERVE_MOVES - horizon) * min(lag_seconds, -increment_left)
     soft = max(0.0, spendable) / horizon + max(0.0, increment_left)
     if conventional:
         # Crafty caps the target at 3x the session's average, so saved time is spread, not dumped.
@@ -313,7 +321,7 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     # Preferences (usage, pondering) may lower the hard limit but never raise it: the worst case stays
     # as safe as the plain allocation (Crafty too sets its absolute limit before `usage`).
     ratio = HARD_RATIO_CONVENTIONAL if conventional else HARD_RATIO_SUDDEN_DEATH
-    usable = clock - operator_seconds
+    usable = clock - operator_seconds - lag_seconds
     ceiling = min(HARD_CLOCK_SHARE * usable, usable - safety)
     hard = max(MIN_BUDGET, min(ratio * min(plain, soft), ceiling))
     soft = max(MIN_BUDGET, min(soft, hard))

@@ -19,6 +19,7 @@ from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
 from ponderosa.engine.book_export import export_polyglot
 from ponderosa.engine.book_select import BookDecision
 from ponderosa.engine.fen import validate_fen
+from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learned import LearnedStoreError, open_learned_store
 from ponderosa.engine.learner import Learner
 from ponderosa.engine.learning import LEARN_POSITION, SearchSample
@@ -137,6 +138,7 @@ class Engine:
         self.book_messages = self.book.open_defaults()   # files that could not be used, for the user
         self.learner = Learner(self.learned, self.book, Path.cwd())   # .lrn files beside the learned data
         self.searcher.before_search = self._load_learned_positions
+        self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
         self._prefault.start()

@@ -20,6 +20,7 @@ from ponderosa.engine.learner import LearnFileError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, TestPosition
+from ponderosa.protocol.console_ics import ICS_COMMANDS, ConsoleIcs
 
 if TYPE_CHECKING:
     from ponderosa.engine.book_build import BuildReport
@@ -96,7 +97,7 @@ def format_score(score_for_white: int) -> str:
     return f"{score_for_white / 100:+.2f}"
 
 
-class Console:
+class Console(ConsoleIcs):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -416,7 +417,8 @@ class Console:
         self.resign_pawns = _positive_int(args, "resign N  (pawns behind; 0 = never)", minimum=0)
 
     def cmd_noise(self, args: list[str]) -> None:
-        self.noise_nodes = _positive_int(args, "noise N  (nodes before thinking is shown)", minimum=0)
+        usage = "noise N  (nodes before thinking, whispers and kibitzes are shown)"
+        self.noise_nodes = self.engine.ics.noise_nodes = _positive_int(args, usage, minimum=0)
 
     def _on_off(self, args: list[str], usage: str) -> bool:
         if len(args) != 1 or args[0].lower() not in ("on", "off"):
@@ -907,12 +909,6 @@ class Console:
             self.say(f"warning: {problem}")
         self.say(f"imported {count} learning records from {args[0]}")
 
-    def cmd_rating(self, args: list[str]) -> None:
-        """rating OWN OPPONENT: book learning trusts a score by the rating difference."""
-        if len(args) != 2 or not all(word.lstrip("-").isdigit() for word in args):
-            raise CommandError("usage: rating OWN OPPONENT")
-        self.engine.learner.rating_difference = int(args[0]) - int(args[1])
-
     def cmd_result(self, args: list[str]) -> None:
         """result 1-0|0-1|1/2-1/2: the game is over (the engine learns from it)."""
         if len(args) < 1 or args[0] not in ("1-0", "0-1", "1/2-1/2"):
@@ -970,7 +966,6 @@ COMMANDS: list[Command] = [
             "what to learn (bitmask: 1 book, 2 position, 4 result; default 7), where, and learning aging"),
     Command(("import",), Console.cmd_import, "import FILE [clear]",
             "learn from a book.lrn or position.lrn file; clear: forget what was learned first"),
-    Command(("rating",), Console.cmd_rating, "rating OWN OPPONENT", "ratings, for book learning's trust"),
     Command(("result",), Console.cmd_result, "result 1-0|0-1|1/2-1/2", "the game is over: learn from it"),
     Command(("display", "d"), Console.cmd_display, "display", "show the board"),
     Command(("divide",), Console.cmd_divide, "divide N", "perft N split by root move"),
@@ -1024,6 +1019,7 @@ COMMANDS: list[Command] = [
     Command(("log",), Console.cmd_log, "log on|off|N", "log to ponderosa.log; N: show its last N lines"),
     Command(("quit", "end", "exit"), Console.cmd_quit, "quit | end | exit", "leave the program"),
     Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
+    *[Command(*entry) for entry in ICS_COMMANDS],
 ]
 BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
     "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,

@@ -22,6 +22,7 @@ from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
+from ponderosa.protocol.xboard_ics import XBoardIcs
 
 log = logging.getLogger("ponderosa.xboard")
 
@@ -67,7 +68,7 @@ class Output:
         log.debug("> %s", text)
 
 
-class XBoardSession:
+class XBoardSession(XBoardIcs):
     """The state machine of PROTOCOL.md §2 over an Engine."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -99,10 +100,8 @@ class XBoardSession:
         self.usage_percent = 0
         self.operator_seconds = 0.0
         self.pending_hash_mb: int | None = None
-        self.opponent_name = ""
-        self.ratings = (0, 0)
-        self.opponent_is_computer = False
         self.cores = 1
+        self.ics_init()
 
     # -- the loop ---------------------------------------------------------------
 
@@ -169,6 +168,7 @@ class XBoardSession:
                     self._show_thinking(report, before_ponder, [predicted])
                 else:
                     self._show_thinking(report, searched, [])
+                    self.ics_on_thinking(report, searched)
             except Exception:   # a report must never end the search (no move would follow)
                 log.exception("thinking report failed")
 
@@ -198,7 +198,7 @@ class XBoardSession:
     def _time_budget(self):
         return allocate(self.control, self.own_seconds, self.opponent_seconds, self.moves_played,
                         usage_percent=self.usage_percent, operator_seconds=self.operator_seconds,
-                        pondering=self.ponder_enabled)
+                        pondering=self.ponder_enabled, lag_seconds=self.engine.ics.lag_seconds * self.ics_on)
 
     def _budget(self) -> tuple[float, float]:
         """(soft, hard) seconds for the move: the clock module's allocation, as a deadline the
@@ -218,6 +218,7 @@ class XBoardSession:
         """The engine is on move: claim a finished game, or search and later play a move."""
         if self.invalid_position:
             return
+        self.ics_start_game()
         outcome = self.engine.outcome()
         if outcome is not None or not self.engine.legal_moves():
             self._claim(outcome)
@@ -243,6 +244,7 @@ class XBoardSession:
         if self.post:
             self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
         self._send_move(probe.move, None)
+        self.ics_book_move(san, chance, moves)
 
     def _send_move(self, uci: str, searched: SearchResult | None) -> bool:
         """Play the engine's move and send it, then any claim and the held pongs; True while
@@ -289,17 +291,23 @@ class XBoardSession:
             self._claim(self.engine.outcome())
             self._flush_pings()
             return
-        self.last_scores = (self.last_scores + [result.score])[-RESIGN_CONFIRMATIONS:]
-        if self._should_resign():
+        self.ics_keep_score(result.score)
+        resign = self.ics_should_resign(result)   # None outside server mode
+        if resign is None:
+            resign = self._should_resign()
+        if resign:
             self.out.line("resign")
             self.engine.finish_game("0-1" if self.engine.white_to_move else "1-0")
             self.engine_side = None
             self._flush_pings()
             return
-        if self.draw_offered and self._accepts_draw(result.score):
+        if (self.draw_offered and self._accepts_draw(result.score)) or self.ics_offers_draw():
             self.out.line("offer draw")
         self.draw_offered = False
-        if self._send_move(result.best_move, result):
+        chatter = self.ics_move_chatter(result)
+        going_on = self._send_move(result.best_move, result)
+        self.ics_say(chatter)
+        if going_on:
             self.start_pondering(result.ponder_move)
 
     def _claim(self, outcome: tuple[str, str] | None) -> None:
@@ -314,11 +322,15 @@ class XBoardSession:
 
     def _should_resign(self) -> bool:
         limit = -100 * self.resign_pawns
-        return (self.resign_pawns > 0 and len(self.last_scores) == RESIGN_CONFIRMATIONS
-                and all(score <= limit for score in self.last_scores))
+        recent = self.last_scores[-RESIGN_CONFIRMATIONS:]
+        return (self.resign_pawns > 0 and len(recent) == RESIGN_CONFIRMATIONS
+                and all(score <= limit for score in recent))
 
     def _accepts_draw(self, score: int) -> bool:
         """Take a draw when the position is dead drawn or the engine stands worse than a draw."""
+        on_server = self.ics_accepts_draw(score)
+        if on_server is not None:
+            return on_server
         return self.engine.game.is_insufficient_material() or score <= self.engine.draw_score - 25
 
     def _show_thinking(self, report: Thinking, board: chess.Board, prefix: list[str]) -> None:
@@ -443,6 +455,7 @@ class XBoardSession:
         self.draw_offered = False
         self.last_scores = []
         self.own_seconds = self.opponent_seconds = None
+        self.ics_new_game()
         if self.analyzing:
             self.start_analysis()
 
@@ -548,6 +561,7 @@ class XBoardSession:
 
     def cmd_result(self, args: str) -> None:
         self._abandon()
+        self.ics_result(args)
         self.engine_side = None
         words = args.split()
         if words:
@@ -639,19 +653,6 @@ class XBoardSession:
         report = self.last_report
         total = len(self.engine.legal_moves())
         self.out.line(f"stat01: {int(report.seconds * 100)} {report.nodes} {report.depth} 0 {total}")
-
-    def cmd_name(self, args: str) -> None:
-        self.opponent_name = args
-        self.engine.learner.opponent = args or "?"
-
-    def cmd_rating(self, args: str) -> None:
-        numbers = [int(word) for word in args.split() if re.match(r"^-?\d+$", word)]
-        if len(numbers) == 2:
-            self.ratings = (numbers[0], numbers[1])
-            self.engine.learner.rating_difference = numbers[0] - numbers[1]   # own minus opponent's
-
-    def cmd_computer(self, args: str) -> None:
-        self.opponent_is_computer = True
 
     def cmd_silent(self, args: str) -> None:
         """Commands that need no reply and change nothing here (random, ics, accepted, ...)."""
@@ -805,7 +806,7 @@ COMMANDS: dict[str, Handler] = {
     "undo": XBoardSession.cmd_undo, "remove": XBoardSession.cmd_remove, "hard": XBoardSession.cmd_hard,
     "easy": XBoardSession.cmd_easy, "post": XBoardSession.cmd_post, "nopost": XBoardSession.cmd_nopost,
     "analyze": XBoardSession.cmd_analyze, "exit": XBoardSession.cmd_exit, ".": XBoardSession.cmd_status,
-    "name": XBoardSession.cmd_name, "rating": XBoardSession.cmd_rating, "ics": XBoardSession.cmd_silent,
+    "name": XBoardSession.cmd_name, "rating": XBoardSession.cmd_rating, "ics": XBoardSession.cmd_ics,
     "computer": XBoardSession.cmd_computer, "random": XBoardSession.cmd_silent,
     "pause": XBoardSession.cmd_pause, "resume": XBoardSession.cmd_resume, "memory": XBoardSession.cmd_memory,
     "cores": XBoardSession.cmd_cores, "egtpath": XBoardSession.cmd_silent, "option": XBoardSession.cmd_option,

@@ -121,7 +121,8 @@ def sendable(line: str) -> list[str]:
 ALLOWED_OUTPUT = re.compile(
     r"^(feature .*|move \S+|pong( \S+)?|Error \([^)]*\): .*|Illegal move(\s*\([^)]*\))?: .*|"
     r"\s*\d+[ \t]+-?\d+[ \t]+\d+[ \t]+\d+([ \t].*)?|(1-0|0-1|1/2-1/2) \{[^}]*\}|offer draw|resign|"
-    r"tellusererror .*|telluser .*|Hint: \S+|stat01: .*| .*|#.*|)$", re.DOTALL)
+    r"tellusererror .*|telluser .*|Hint: \S+|stat01: .*| .*|#.*|"
+    r"(tellall|tellothers|tellics|tellicsnoalias) .*|)$", re.DOTALL)   # server mode (`ics HOST`) talks
 
 MODES = {
     # mode: (commands that enter it, whether to wait for the engine's move first)
