@@ -21,6 +21,7 @@ from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
+from ponderosa.protocol.xboard_records import claim_flag_if_fallen, set_game_files
 
 log = logging.getLogger("ponderosa.xboard")
 
@@ -523,6 +524,7 @@ class XBoardSession:
             self.out.line(f"Error (bad time): otim {args}")
         else:
             self.opponent_seconds = seconds
+            claim_flag_if_fallen(self)
 
     def cmd_usermove(self, args: str) -> None:
         self.user_move(args)
@@ -714,6 +716,7 @@ class XBoardSession:
         elif name in ("Threads", "Log"):
             if name == "Log":
                 set_logging(bool(number))
+                set_game_files(self, bool(number))
         else:
             self.out.line(f"Error (unknown option): option {args}")
 
