@@ -516,6 +516,7 @@ class Console(RecordsCommands):
         """Play the side to move from now on, and move now."""
         if not self.engine.legal_moves():
             raise CommandError("no legal moves: the game is over")
+        self.engine.worker.stop()   # a ponder search shares the searcher: two at once crash the core
         self.engine_side = self.engine.game.turn
         self._think_and_play()
 

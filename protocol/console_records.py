@@ -7,7 +7,6 @@ from __future__ import annotations
 import glob
 import re
 import select
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TextIO
 
@@ -15,7 +14,7 @@ import chess
 
 from ponderosa.engine.annotate import AnnotateError, annotate_file, parse_request
 from ponderosa.engine.engine import IllegalMoveError
-from ponderosa.engine.fen import FenError, validate_fen
+from ponderosa.engine.fen import FenError
 from ponderosa.engine.records import (
     LogTee,
     Players,
@@ -25,7 +24,9 @@ from ponderosa.engine.records import (
     resume_players,
     write_atomically,
 )
-from ponderosa.protocol import console as _console   # CommandError, at call time (circular import)
+
+# console imports this module for its mixin: CommandError is looked up at call time.
+from ponderosa.protocol import console as _console
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
@@ -50,7 +51,6 @@ class RecordsCommands:
         out: TextIO
         input: TextIO
         engine_side: bool | None
-        seconds_per_move: float | None
 
         def say(self, text: str = "") -> None: ...
         def execute(self, line: str) -> None: ...
@@ -266,6 +266,7 @@ class RecordsCommands:
         try:
             while self.engine.outcome() is None and self.engine.legal_moves():
                 self.engine_side = self.engine.game.turn
+                self.engine.worker.stop()   # the ponder search on the move just played
                 self._think_and_play()
                 if not self.plays_both or self.engine_side is None:
                     break
@@ -289,6 +290,7 @@ class RecordsCommands:
     def cmd_switch(self, args: list[str]) -> None:
         """GNU Chess's switch: the engine takes the other side (the side to move if it played none)."""
         self.engine_side = self.engine.game.turn if self.engine_side is None else not self.engine_side
+        self.engine.worker.stop()   # a ponder search must not run beside the engine's own
         self.engine.save_record()
         self._reply_if_engine_to_move()
 
@@ -409,13 +411,6 @@ class RecordsCommands:
             raise _error(f"no files match {' '.join(patterns)}")
         for name in names:
             self.say(name + ("/" if Path(name).is_dir() else ""))
-
-    def fen_line(self, words: list[str]) -> None:
-        """A FEN typed or read from a file (what savepos writes): set the position."""
-        try:
-            self.engine.set_position(validate_fen(" ".join(words)))
-        except FenError as error:
-            raise _error(str(error)) from None
 
 
 def _has_own_tags(read: ReadGame) -> bool:
