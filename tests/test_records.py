@@ -11,12 +11,11 @@ import chess
 import chess.pgn
 import pytest
 
-from conftest import data_file
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.xboard import XBoardSession
 
-SCHOLAR = "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7#"
+from conftest import data_file
 
 
 @pytest.fixture(scope="module")
