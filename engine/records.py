@@ -3,11 +3,9 @@ numbered `log.NNN` / `game.NNN` files that let an interrupted game be continued.
 from __future__ import annotations
 
 import datetime
-import getpass
 import io
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +41,7 @@ class RecordError(ValueError):
 def write_atomically(path: str | Path, text: str) -> None:
     """Write text to path through a temporary file in the same folder and os.replace, so a
     reader (or a crash) never sees half a file."""
+    import tempfile  # loads only when a file is written (start-up time)
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
@@ -91,6 +90,7 @@ class Players:
 
 def default_player() -> str:
     """The person at the console: the login name, or `?` when there is none."""
+    import getpass
     try:
         return getpass.getuser() or "?"
     except (OSError, KeyError):

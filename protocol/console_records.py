@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Callable, TextIO
 
 import chess
 
-from ponderosa.engine.annotate import AnnotateError, annotate_file, parse_request
 from ponderosa.engine.engine import IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.records import (
@@ -329,6 +328,7 @@ class RecordsCommands:
         self._annotate(args, html_output=True)
 
     def _annotate(self, args: list[str], html_output: bool) -> None:
+        from ponderosa.engine.annotate import AnnotateError, annotate_file, parse_request  # only when used
         try:
             request = parse_request(args, html_output)
         except AnnotateError as error:
