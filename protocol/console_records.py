@@ -265,7 +265,7 @@ class RecordsCommands:
         try:
             while self.engine.outcome() is None and self.engine.legal_moves():
                 self.engine_side = self.engine.game.turn
-                self.engine.worker.stop()   # the ponder search on the move just played
+                self.engine.end_search()   # the ponder search on the move just played
                 self._think_and_play()
                 if not self.plays_both or self.engine_side is None:
                     break
@@ -289,7 +289,7 @@ class RecordsCommands:
     def cmd_switch(self, args: list[str]) -> None:
         """GNU Chess's switch: the engine takes the other side (the side to move if it played none)."""
         self.engine_side = self.engine.game.turn if self.engine_side is None else not self.engine_side
-        self.engine.worker.stop()   # a ponder search must not run beside the engine's own
+        self.engine.end_search()   # a ponder search must not run beside the engine's own
         self.engine.save_record()
         self._reply_if_engine_to_move()
 
@@ -333,7 +333,7 @@ class RecordsCommands:
             request = parse_request(args, html_output)
         except AnnotateError as error:
             raise _error(str(error)) from None
-        self.engine.worker.stop()   # a ponder search must not share the hash table with it
+        self.engine.end_search()   # a ponder search must not share the hash table with it
         progress = self._annotate_progress()
         try:
             report = annotate_file(self.engine.searcher, request, progress)
