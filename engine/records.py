@@ -48,9 +48,7 @@ def write_atomically(path: str | Path, text: str) -> None:
     try:
         os.chmod(temporary, 0o666 & ~_UMASK)   # as open() would create it, not mkstemp's 0600
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
+            stream.write(text)   # no fsync: this guards against a killed process, and costs no disk wait per move
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -295,9 +293,19 @@ class GameFiles:
         return None if self.number is None else self.folder / self.name("game", self.number)
 
     def continue_pair(self, number: int) -> None:
-        """Write on into an existing pair (a resumed game)."""
+        """Write on into an existing pair (a resumed game); what the console wrote before (a
+        banner, a start-up file's output) moves from its fresh log into the continued one."""
+        earlier = ""
+        fresh = self.log_path
+        if fresh is not None and self._log is not None and self.game_path is not None \
+                and not self.game_path.exists() and self.number != number:
+            self._log.close()
+            self._log = None
+            earlier = fresh.read_text(encoding="utf-8", errors="replace")
+            fresh.unlink()
         self.close()
         self.number = number
+        self.write_log(earlier)
 
     def write_log(self, text: str) -> None:
         """Append console output to log.NNN; flushed at once so nothing is lost to a kill."""
