@@ -164,3 +164,16 @@ def test_annotateh_writes_a_page_whose_svg_boards_render_in_chromium(engine: Eng
         assert Path(name + ".png").is_file(), f"chromium wrote no screenshot of {name}.html"
     assert png_colours(Path("blank.png")) <= 2      # the check tells a blank page
     assert png_colours(Path("board.png")) >= 8      # squares, pieces, arrows, coordinates
+
+
+def test_annotate_with_n_shows_the_n_best_moves_as_variations(engine: Engine) -> None:
+    Path("one.pgn").write_text('[White "A"]\n[Black "B"]\n\n1. e4 e5 2. a3 *\n')
+    output = annotate(engine, "annotate one.pgn w 2-2 -1 0.1 3")
+    assert "annotated 1 moves" in output
+    with open("one.pgn.can") as stream:
+        game = chess.pgn.read_game(stream)
+    node = [node for node in game.mainline() if node.comment][0]
+    assert node.san() == "a3"
+    alternatives = [variation.move for variation in node.parent.variations[1:]]
+    assert len(alternatives) == 3 and len(set(alternatives)) == 3          # three different best moves
+    assert chess.Move.from_uci("a2a3") not in alternatives
