@@ -209,7 +209,7 @@ def test_game_files_are_rewritten_after_every_move_and_new_opens_the_next_pair(c
     assert "Nf3" in Path("game.001").read_text()
     run(console, "echo a line for the log")
     assert "a line for the log" in Path("log.001").read_text()
-    run(console, "new", "d4")
+    run(console, "new", "force", "d4")
     assert Path("game.002").is_file() and "1. d4" in Path("game.002").read_text()
     assert "Nf3" in Path("game.001").read_text()      # the old game stays
     output = run(console, "echo one", "echo two", "log 2")
