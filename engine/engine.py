@@ -185,8 +185,9 @@ class Engine:
         return game_pgn(self.game, self.record.headers(self.players(), self.game))
 
     def save_record(self) -> None:
-        """Rewrite game.NNN after every change, so that a killed engine loses nothing (log on)."""
-        if self.game_files.enabled:
+        """Rewrite game.NNN after every change, so that a killed engine loses nothing (log on);
+        a game not yet begun (the initial position, no moves) opens no file."""
+        if self.game_files.enabled and (self.game.move_stack or self.game.root().fen() != chess.STARTING_FEN):
             self.game_files.write_game(self.pgn())
 
     def give_move_to(self, white: bool) -> None:
