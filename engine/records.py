@@ -259,11 +259,15 @@ class GameFiles:
     every move) in a folder, numbered in sequence; a pair is opened when first written to."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        self.folder = folder or Path.cwd()
+        self.chosen_folder = folder      # None: the working directory at the time of writing
         self.enabled = False
         self.explicit = False            # set by `log on|off`: XBoard mode keeps the user's choice
         self.number: int | None = None   # the open pair's number
         self._log: TextIO | None = None
+
+    @property
+    def folder(self) -> Path:
+        return self.chosen_folder or Path.cwd()
 
     @staticmethod
     def numbers(folder: Path) -> list[int]:

@@ -28,8 +28,7 @@ def shared_engine() -> Engine:
 @pytest.fixture
 def console(shared_engine: Engine) -> Console:
     """A console on the shared engine, starting a new game in the test's own folder."""
-    shared_engine.game_files.folder = Path.cwd()
-    shared_engine.game_files.close()
+    shared_engine.game_files.close()   # the files go to the working directory: the test's own
     shared_engine.seconds_per_move = None
     shared_engine.max_depth = None
     shared_engine.record.claim_flag = False
@@ -304,7 +303,6 @@ def test_flag_on_claims_the_win_when_the_opponents_clock_runs_out(shared_engine:
 
 def test_xboard_log_option_turns_the_game_files_on(shared_engine: Engine) -> None:
     shared_engine.new_game()
-    shared_engine.game_files.folder = Path.cwd()
     shared_engine.game_files.enabled = False
     session = XBoardSession(shared_engine, io.StringIO())
     session.handle("new")
