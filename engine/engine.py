@@ -29,6 +29,7 @@ from ponderosa.engine.opening_book import (
     BookProbe,
     OpeningBook,
 )
+from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
 from ponderosa.engine.worker import SearchWorker
@@ -139,6 +140,9 @@ class Engine:
         self.learner = Learner(self.learned, self.book, Path.cwd())   # .lrn files beside the learned data
         self.searcher.before_search = self._load_learned_positions
         self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
+        self.record = GameRecord()          # tags and result of the current game (engine/records.py)
+        self.game_files = GameFiles()       # log.NNN / game.NNN, when logging is on
+        self.players: Callable[[], Players] = Players   # the protocol layer says who plays which side
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
         self._prefault.start()
@@ -152,6 +156,8 @@ class Engine:
         self.tt.clear()
         self.searcher.core.clear()
         self.learner.start_game(START_FEN)
+        self.record.new_game()
+        self.game_files.close()
 
     def set_position(self, fen: str) -> None:
         """Set up a position from a FEN; raises FenError (and keeps the old position) if it is bad."""
@@ -159,6 +165,32 @@ class Engine:
         self.board = Board(checked)
         self.game = chess.Board(checked)
         self.learner.start_game(checked)
+        self.save_record()
+
+    def replace_game(self, start_fen: str, moves: list[chess.Move]) -> None:
+        """The game from start_fen with moves (a game read from PGN, or `reset`); raises FenError
+        for a bad start and IllegalMoveError for a bad move, keeping the game as it was."""
+        checked = validate_fen(start_fen)
+        record, board = chess.Board(checked), Board(checked)
+        for move in moves:
+            if not record.is_legal(move):
+                raise IllegalMoveError(move.uci())
+            record.push(move)
+            board.push_uci(move.uci())
+        self.worker.stop()
+        self.board, self.game = board, record
+        self.learner.start_game(checked)
+        self.save_record()
+
+    def pgn(self) -> str:
+        """The game so far as PGN, with its tags."""
+        return game_pgn(self.game, self.record.headers(self.players(), self.game))
+
+    def save_record(self) -> None:
+        """Rewrite game.NNN after every change, so that a killed engine loses nothing (log on);
+        a game not yet begun (the initial position, no moves) opens no file."""
+        if self.game_files.enabled and (self.game.move_stack or self.game.root().fen() != chess.STARTING_FEN):
+            self.game_files.write_game(self.pgn())
 
     def give_move_to(self, white: bool) -> None:
         """The other side is on move in the same position (Crafty's and XBoard's white/black):
@@ -227,6 +259,7 @@ class Engine:
         san = self.game.san(move)
         self.board.push_uci(uci)
         self.game.push(move)
+        self.save_record()
         return san
 
     def play_own_move(self, uci: str, searched: SearchResult | None = None) -> str:
@@ -244,6 +277,8 @@ class Engine:
     def finish_game(self, result: str) -> None:
         """The game is over ("1-0", "0-1" or "1/2-1/2"): learn from it (once)."""
         if result in ("1-0", "0-1", "1/2-1/2"):
+            self.record.result = result
+            self.save_record()
             self.learner.game_over([move.uci() for move in self.game.move_stack], result)
 
     def shutdown(self) -> None:
@@ -284,7 +319,9 @@ class Engine:
         if not self.game.move_stack:
             raise IndexError("no move to take back")
         self.game.pop()
-        return self.board.pop()
+        undone = self.board.pop()
+        self.save_record()
+        return undone
 
     # -- opening book -----------------------------------------------------------
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.identity import FULL_NAME
+from ponderosa.engine.records import LogTee, Players
 from ponderosa.protocol.banner import banner_lines
-from ponderosa.protocol.console import Console
+from ponderosa.protocol.console import CommandError, Console
 from ponderosa.protocol.xboard import XBoardSession, tolerate_bad_bytes
 
 DESCRIPTION = """\
@@ -24,6 +25,9 @@ A file .ponderosarc in the working directory (or else the home directory)
 is read first: commands one per line, as typed, ending with `exit`.
 GUIs start it as  xboard -fcp ponderosa  (the `xboard` command switches to
 the XBoard protocol) or with --xboard.
+
+  ponderosa c      continue the last game (the newest game.NNN in the working
+                   directory, which the console writes after every move)
 """
 
 
@@ -80,17 +84,34 @@ def run(engine: Engine, arguments: argparse.Namespace) -> int:
     if startup is not None:
         console.execute(f"input {startup}")
     for command in arguments.commands:
-        console.execute(command)
+        if command == "c":   # Crafty's `crafty c`: continue the last game
+            try:
+                console.resume_last_game()
+            except CommandError as error:
+                console.say(f"Error: {error}")
+        else:
+            console.execute(command)
         if not console.running:
             break
     try:
         if console.running and not arguments.xboard:
             console.run(sys.stdin)
         if arguments.xboard or console.xboard_requested:
-            XBoardSession(engine).run(sys.stdin)
+            xboard_session(engine).run(sys.stdin)
     except KeyboardInterrupt:
         console.say()
     return 0
+
+
+def xboard_session(engine: Engine) -> XBoardSession:
+    """The XBoard session over the console's engine: game files off unless the user turned them
+    on (`log on` before `xboard`, or option Log); its output goes to log.NNN when they are on."""
+    files = engine.game_files
+    if not files.explicit:
+        files.enabled = False
+    session = XBoardSession(engine, LogTee(sys.stdout, lambda: engine.game_files))  # type: ignore[arg-type]
+    engine.players = lambda: Players(session.engine_side, False, session.opponent_name, "?")
+    return session
 
 
 if __name__ == "__main__":

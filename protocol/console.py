@@ -21,6 +21,7 @@ from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, TestPosition
 from ponderosa.protocol.console_ics import ICS_COMMANDS, ConsoleIcs
+from ponderosa.protocol.console_records import FEN_BOARD, RECORD_COMMANDS, RecordsCommands
 
 if TYPE_CHECKING:
     from ponderosa.engine.book_build import BuildReport
@@ -97,7 +98,7 @@ def format_score(score_for_white: int) -> str:
     return f"{score_for_white / 100:+.2f}"
 
 
-class Console(ConsoleIcs):
+class Console(ConsoleIcs, RecordsCommands):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -127,6 +128,8 @@ class Console(ConsoleIcs):
         self.show_book = False                  # `show book`: the candidates before each book move
         self.show_prompt = sys.stdin.isatty()   # a prompt on a pipe would glue itself to the next line
         self._write_lock = threading.Lock()
+        self.reading = ""   # "FILE:LINE: " while a command file runs, to say where an error is
+        self.init_records()
 
     # -- output ---------------------------------------------------------------
 
@@ -162,13 +165,15 @@ class Console(ConsoleIcs):
         if "=" in words[0] and not words[0].startswith("="):
             words = words[0].split("=", 1) + words[1:]   # Crafty's hash=64M form
         command = COMMANDS_BY_NAME.get(words[0].lower())
+        if command is None and FEN_BOARD.match(words[0]):   # a FEN line, as savepos writes it
+            command, words = COMMANDS_BY_NAME["setboard"], ["setboard", *words]
         if command is None:
             self._user_move(words[0] if len(words) == 1 else line.strip())
             return
         try:
             command.handler(self, words[1:])
         except CommandError as error:
-            self.say(f"Error: {error}")
+            self.say(f"Error: {self.reading}{error}")
         except Exception as error:  # a bug must not end the session: report it and go on
             self.say(f"Error ({type(error).__name__}): {error}")
 
@@ -222,6 +227,9 @@ class Console(ConsoleIcs):
     def cmd_setboard(self, args: list[str]) -> None:
         if not args:
             raise CommandError("usage: setboard FEN")
+        if len(args) == 1 and Path(args[0]).is_file():
+            self.setboard_from_file(args[0])
+            return
         try:
             self.engine.set_position(" ".join(args))
         except FenError as error:
@@ -448,43 +456,32 @@ class Console(ConsoleIcs):
         except OSError as error:
             raise CommandError(f"cannot read {path}: {error.strerror}") from None
         self.input_depth += 1
+        outer = self.reading
         try:
-            for line in lines:
+            for number, line in enumerate(lines, 1):
                 if line.strip().lower() == "exit":
                     break
+                self.reading = f"{path}:{number}: "
                 self.execute(line)
                 if not self.running:
                     break
         finally:
             self.input_depth -= 1
-
-    def cmd_log(self, args: list[str]) -> None:
-        from ponderosa.protocol.xboard import set_logging
-        if len(args) == 1 and args[0].lower() in ("on", "off"):
-            set_logging(args[0].lower() == "on")
-            return
-        if len(args) == 1 and args[0].isdigit():
-            path = Path("ponderosa.log")
-            if not path.exists():
-                raise CommandError("no log file (use `log on` first)")
-            for line in path.read_text(errors="replace").splitlines()[-int(args[0]):]:
-                self.say(line)
-            return
-        raise CommandError("usage: log on|off|N")
+            self.reading = outer
 
     def cmd_display(self, args: list[str]) -> None:
         border = "    +---+---+---+---+---+---+---+---+"
         self.say(border)
-        for rank in range(7, -1, -1):
+        for rank in (range(8) if self.flipped else range(7, -1, -1)):
             cells = []
-            for file in range(8):
+            for file in (range(7, -1, -1) if self.flipped else range(8)):
                 piece = self.engine.piece_at(rank * 8 + file)
                 # Black pieces are marked with '*' as on ICS style boards, so they stand out.
                 cells.append(f" {piece.upper()} " if piece.isupper() else
                              f"*{piece.upper()} " if piece else (" . " if (rank + file) % 2 == 0 else "   "))
             self.say(f"  {rank + 1} |" + "|".join(cells) + "|")
             self.say(border)
-        self.say("      a   b   c   d   e   f   g   h")
+        self.say("      h   g   f   e   d   c   b   a" if self.flipped else "      a   b   c   d   e   f   g   h")
         self.say(f"  {self.engine.fen()}")
 
     def cmd_undo(self, args: list[str]) -> None:
@@ -521,6 +518,7 @@ class Console(ConsoleIcs):
         """Play the side to move from now on, and move now."""
         if not self.engine.legal_moves():
             raise CommandError("no legal moves: the game is over")
+        self.engine.end_search()   # a ponder search shares the searcher: two at once crash the core
         self.engine_side = self.engine.game.turn
         self._think_and_play()
 
@@ -541,14 +539,14 @@ class Console(ConsoleIcs):
 
     def _think_and_play(self) -> None:
         self.turn_started = time.monotonic()
-        probe = self.engine.book_probe()
+        probe = self.engine.book_probe() if self.search_move is None else BookProbe(None, None)   # `search MOVE`
         if probe.decision is not None and self.show_book:
             for line in book_table(probe.decision, self.engine.game):
                 self.say(f"    {line}")
         if probe.move is not None:
             self._play_book_move(probe)
             return
-        limits, excluded = self._limits(), set()
+        limits, excluded = self._limits(), self.root_exclusions()
         if probe.search_only:
             self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.game)}}} (searching them)")
             limits, excluded = self.engine.book_search(probe, limits)
@@ -1016,10 +1014,10 @@ COMMANDS: list[Command] = [
     Command(("ansi",), Console.cmd_ansi, "ANSI on|off", "ANSI terminal control codes"),
     Command(("echo",), Console.cmd_echo, "echo TEXT", "print TEXT (for command files)"),
     Command(("input",), Console.cmd_input, "input FILE", "read commands from FILE until `exit`"),
-    Command(("log",), Console.cmd_log, "log on|off|N", "log to ponderosa.log; N: show its last N lines"),
     Command(("quit", "end", "exit"), Console.cmd_quit, "quit | end | exit", "leave the program"),
     Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
     *[Command(*entry) for entry in ICS_COMMANDS],
+    *[Command(*entry) for entry in RECORD_COMMANDS],
 ]
 BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
     "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,

@@ -23,6 +23,7 @@ from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.protocol.xboard_ics import XBoardIcs
+from ponderosa.protocol.xboard_records import claim_flag_if_fallen, set_game_files
 
 log = logging.getLogger("ponderosa.xboard")
 
@@ -536,6 +537,7 @@ class XBoardSession(XBoardIcs):
             self.out.line(f"Error (bad time): otim {args}")
         else:
             self.opponent_seconds = seconds
+            claim_flag_if_fallen(self)
 
     def cmd_usermove(self, args: str) -> None:
         self.user_move(args)
@@ -715,6 +717,7 @@ class XBoardSession(XBoardIcs):
         elif name in ("Threads", "Log"):
             if name == "Log":
                 set_logging(bool(number))
+                set_game_files(self, bool(number))
         else:
             self.out.line(f"Error (unknown option): option {args}")
 
