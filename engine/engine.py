@@ -30,7 +30,7 @@ from ponderosa.engine.opening_book import (
 )
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
-from ponderosa.engine.worker import SearchWorker
+from ponderosa.engine.worker import HelperPool, SearchWorker
 
 if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
     from ponderosa.engine.book_build import BuildReport, Progress
@@ -117,6 +117,9 @@ class Engine:
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.searcher = Searcher(self.tt, self.evaluator)
         self.worker = SearchWorker(self.searcher)
+        self.helpers = HelperPool(self.searcher, self.evaluator)   # threads beside the main search thread
+        self.helpers.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
+        self.searcher.helpers = self.helpers
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
@@ -137,6 +140,7 @@ class Engine:
         self.game = chess.Board()
         self.tt.clear()
         self.searcher.core.clear()
+        self.helpers.clear()
         self.learner.start_game(START_FEN)
 
     def set_position(self, fen: str) -> None:
@@ -397,11 +401,11 @@ class Engine:
     def think(self, limits: SearchLimits | None = None,
               on_thinking: Callable[[Thinking], None] | None = None,
               should_continue: Callable[[int, str], bool] | None = None,
-              excluded: Collection[str] = ()) -> SearchResult:
+              excluded: Collection[str] = (), threads: int | None = None) -> SearchResult:
         """Search the current position (blocking; stop() from another thread ends it); root
-        moves in excluded are left out."""
+        moves in excluded are left out; threads caps the search threads (None: all)."""
         return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue,
-                                 excluded=excluded)
+                                 excluded=excluded, threads=threads)
 
     def book_search(self, probe: BookProbe, limits: SearchLimits) -> tuple[SearchLimits, set[str]]:
         """Crafty's book random 0: search only the book moves, with a shorter time than usual.
@@ -422,6 +426,22 @@ class Engine:
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
         self.evaluator.set_pawn_hash(size_bytes)
+        self.helpers.set_pawn_hash(size_bytes)
+
+    @property
+    def threads(self) -> int:
+        """Search threads (XBoard's cores, Crafty's smpmt): the main one and its helpers."""
+        return self.helpers.threads
+
+    def set_threads(self, threads: int) -> None:
+        """Start or end helper threads (a running search is stopped first); raises ValueError."""
+        self.worker.stop()
+        self.helpers.resize(threads)
+
+    @property
+    def searching_threads(self) -> int:
+        """Threads a search uses now: the pool within smpmax."""
+        return self.helpers.searching()
 
     @property
     def draw_score(self) -> int:
@@ -474,8 +494,10 @@ class Engine:
             repetitions *= 2 if elapsed > seconds / 8 else 8
 
     def bench(self, depth: int = BENCH_DEPTH,
-              on_position: Callable[[int, str, SearchResult], None] | None = None) -> BenchResult:
-        """Search the bench positions to a fixed depth from cleared tables: same nodes every run."""
+              on_position: Callable[[int, str, SearchResult], None] | None = None,
+              threads: int = 1) -> BenchResult:
+        """Search the bench positions to a fixed depth from cleared tables: same nodes every run
+        with one thread (the signature); with more, the threads' race makes the count vary."""
         saved = self.board
         nodes, seconds = 0, 0.0
         try:
@@ -484,7 +506,8 @@ class Engine:
                 self.tt.clear()
                 self.evaluator.clear()
                 self.searcher.core.clear()
-                result = self.think(SearchLimits(depth=depth))
+                self.helpers.clear()
+                result = self.think(SearchLimits(depth=depth), threads=threads)
                 nodes += result.nodes
                 seconds += result.seconds
                 if on_position is not None:

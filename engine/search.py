@@ -4,12 +4,15 @@ from __future__ import annotations
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD, Search
 from ponderosa.core_ext.tt import TranspositionTable
+
+if TYPE_CHECKING:
+    from ponderosa.engine.worker import HelperPool, HelperResult
 
 MAX_DEPTH = 100
 ASPIRATION_WINDOW = 25
@@ -79,6 +82,7 @@ class Searcher:
         self._soft_deadline_ns = 0     # 0: no soft limit
         self._open_ended = False       # analysis or pondering: no early exits
         self.before_search: Callable[[], None] | None = None   # run once the table is ready
+        self.helpers: HelperPool | None = None   # helper threads; this thread decides the move
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
@@ -106,12 +110,13 @@ class Searcher:
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
             should_continue: Callable[[int, str], bool] | None = None,
-            excluded: Collection[str] = (), clear_stop: bool = True) -> SearchResult:
+            excluded: Collection[str] = (), clear_stop: bool = True, threads: int | None = None) -> SearchResult:
         """Search until a limit is reached or stop() is called.
 
         should_continue(depth, best_move) is asked after each iteration (test suites use it
         for early exit); root moves in `excluded` are not searched. A caller that starts the
-        search on another thread clears the stop flag itself first and passes clear_stop=False."""
+        search on another thread clears the stop flag itself first and passes clear_stop=False.
+        threads caps the threads of this search (bench runs one); None uses all the pool has."""
         if clear_stop:
             self.core.clear_stop()
         start = time.monotonic_ns()
@@ -122,11 +127,40 @@ class Searcher:
         deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
         self._soft_deadline_ns = start + int(limits.soft_seconds * 1e9) if limits.soft_seconds is not None else 0
         self._open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
-        self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline)
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline,
+                             depth_limit=max_depth if limits.depth else 0)
         self.tt.new_search()
         if self.before_search is not None:
             self.before_search()   # position learning puts its entries into the table
-        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        helpers = self.helpers if self.helpers is not None and self.helpers.searching(threads) > 1 else None
+        if helpers is not None:
+            helpers.start(board, excluded, max_depth, threads)
+        try:
+            result = self._deepen(moves, max_depth, limits, start, on_thinking, should_continue)
+        finally:
+            helper_results = helpers.finish() if helpers is not None else []
+        return self._decide(result, helper_results, start, on_thinking)
+
+    def _decide(self, result: SearchResult, helper_results: list[HelperResult], start: int,
+                on_thinking: Callable[[Thinking], None] | None) -> SearchResult:
+        """The move of the search: the main thread's, unless a helper completed a deeper iteration."""
+        deepest = max(helper_results, key=lambda done: done.depth, default=None)
+        nodes = self.core.nodes + sum(done.nodes for done in helper_results)
+        seconds = (time.monotonic_ns() - start) / 1e9
+        if deepest is not None and deepest.depth > result.depth and deepest.pv:
+            result = SearchResult(deepest.pv[0], deepest.score, deepest.depth, nodes, seconds, deepest.pv)
+            if on_thinking is not None:
+                on_thinking(Thinking(deepest.depth, deepest.score, seconds, nodes, deepest.pv, "exact",
+                                     self.core.seldepth))
+        result.nodes = nodes
+        result.seconds = seconds
+        return result
+
+    def _deepen(self, moves: int, max_depth: int, limits: SearchLimits, start: int,
+                on_thinking: Callable[[Thinking], None] | None,
+                should_continue: Callable[[int, str], bool] | None) -> SearchResult:
+        """The main thread's iterative deepening; the soft limit is applied between iterations."""
         result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
         score = 0
         fixed_time = limits.soft_seconds is not None and limits.soft_seconds == limits.hard_seconds
@@ -136,7 +170,7 @@ class Searcher:
 
         def report(depth: int, value: int, bound: str) -> None:
             if on_thinking is not None:
-                on_thinking(Thinking(depth, value, elapsed(), self.core.nodes, self.core.pv(), bound,
+                on_thinking(Thinking(depth, value, elapsed(), self.core.shared_nodes, self.core.pv(), bound,
                                      self.core.seldepth))
 
         for depth in range(1, max_depth + 1):
@@ -185,6 +219,4 @@ class Searcher:
                 break  # a proven mate will not change with more depth
             if should_continue is not None and not should_continue(depth, result.best_move or ""):
                 break
-        result.nodes = self.core.nodes
-        result.seconds = elapsed()
         return result

@@ -21,6 +21,8 @@ from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
+from ponderosa.engine.worker import MAX_THREADS
+from ponderosa.protocol.xboard_threads import XBoardThreads
 
 log = logging.getLogger("ponderosa.xboard")
 
@@ -33,7 +35,7 @@ SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructur
 # Engine options offered to the GUI: name -> (type, default, min, max); a check is 0..1.
 OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Hash": ("spin", 64, 1, 4096), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
-    "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, 1), "Log": ("check", 0, 0, 1),
+    "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, MAX_THREADS), "Log": ("check", 0, 0, 1),
     "Resign": ("spin", 0, 0, 50), "Learn": ("spin", 7, 0, 7),
     **{name: ("spin", 0, -100, 500) if name == "Asymmetry" else ("spin", 100, 0, 1000) for name in SCALE_OPTIONS},
 }
@@ -66,7 +68,7 @@ class Output:
         log.debug("> %s", text)
 
 
-class XBoardSession:
+class XBoardSession(XBoardThreads):
     """The state machine of PROTOCOL.md §2 over an Engine."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -101,7 +103,6 @@ class XBoardSession:
         self.opponent_name = ""
         self.ratings = (0, 0)
         self.opponent_is_computer = False
-        self.cores = 1
 
     # -- the loop ---------------------------------------------------------------
 
@@ -678,7 +679,7 @@ class XBoardSession:
 
     def cmd_cores(self, args: str) -> None:
         if args.isdigit():
-            self.cores = int(args)
+            self.request_threads(int(args))
 
     def cmd_option(self, args: str) -> None:
         name, _, value = args.partition("=")
@@ -711,9 +712,10 @@ class XBoardSession:
             self.engine.book.enabled = bool(number)
         elif name == "Learn":
             self.engine.learner.mask = number   # 1 book, 2 position, 4 result learning
-        elif name in ("Threads", "Log"):
-            if name == "Log":
-                set_logging(bool(number))
+        elif name == "Threads":
+            self.request_threads(number)
+        elif name == "Log":
+            set_logging(bool(number))
         else:
             self.out.line(f"Error (unknown option): option {args}")
 
@@ -722,6 +724,7 @@ class XBoardSession:
         if self.pending_hash_mb is not None and not self.engine.worker.busy:
             self.engine.set_hash_size(self.pending_hash_mb * 1024 * 1024)
             self.pending_hash_mb = None
+        self.apply_pending_threads()
 
     def cmd_exclude(self, args: str) -> None:
         self._include_exclude(args, exclude=True)
