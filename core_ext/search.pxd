@@ -47,6 +47,9 @@ cdef struct SearchState:   # one thread's search: everything here but *tt and *s
     int pv_length[MAX_PLY + 2]
     RootMove root_moves[MAX_MOVES]
     int root_count
+    int search_id          # which search of its main thread a helper is doing
+    int done_seq           # even when the done_ fields are whole: the main thread reads them while they change
+    int done_search        # search_id of the iteration below
     int done_depth         # the deepest iteration this thread completed, its score and line
     int done_score
     Move done_pv[MAX_PLY + 2]

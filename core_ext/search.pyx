@@ -29,7 +29,15 @@ cdef extern from *:
     #define PONDEROSA_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
     #define PONDEROSA_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
     #define PONDEROSA_ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
+    #define PONDEROSA_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+    #define PONDEROSA_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+    #define PONDEROSA_FENCE_ACQUIRE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+    #define PONDEROSA_FENCE_RELEASE() __atomic_thread_fence(__ATOMIC_RELEASE)
     """
+    int PONDEROSA_LOAD_ACQUIRE(int* p) noexcept nogil
+    void PONDEROSA_STORE_RELEASE(int* p, int v) noexcept nogil
+    void PONDEROSA_FENCE_ACQUIRE() noexcept nogil
+    void PONDEROSA_FENCE_RELEASE() noexcept nogil
     int PONDEROSA_ATOMIC_LOAD(int* p) noexcept nogil
     void PONDEROSA_ATOMIC_STORE(int* p, int v) noexcept nogil
     uint64_t atomic_load_u64 "PONDEROSA_ATOMIC_LOAD"(uint64_t* p) noexcept nogil
@@ -614,8 +622,12 @@ cdef inline bint helper_skips(int helper, int depth) noexcept nogil:
 
 
 cdef void record_iteration(SearchState* s, int depth, int score) noexcept nogil:
-    """Keep a completed iteration's result: the main thread may take it if it is the deepest."""
-    cdef int i
+    """Keep a completed iteration's result: the main thread may take it if it is the deepest.
+    A sequence lock: the count is odd while the fields change, so a reader can tell a torn copy."""
+    cdef int i, seq = s.done_seq
+    PONDEROSA_ATOMIC_STORE(&s.done_seq, seq + 1)
+    PONDEROSA_FENCE_RELEASE()
+    s.done_search = s.search_id
     s.done_depth = depth
     s.done_score = score
     if s.pv_length[0] > 0:
@@ -625,12 +637,15 @@ cdef void record_iteration(SearchState* s, int depth, int score) noexcept nogil:
     else:
         s.done_pv[0] = s.root_moves[0].move
         s.done_pv_length = 1
+    PONDEROSA_STORE_RELEASE(&s.done_seq, seq + 2)
 
 
 cdef void helper_deepen(SearchState* s, int helper, int first_depth, int max_depth) noexcept nogil:
     """A helper thread's iterative deepening, with the same aspiration windows as the main
     thread's; it ends when the search is stopped or it completes max_depth (or the depth limit)."""
     cdef int depth, score = 0, value = 0, alpha, beta, delta
+    if PONDEROSA_ATOMIC_LOAD(&s.shared.stop):
+        return   # stopped before this helper got going (a search over in a few microseconds)
     for depth in range(first_depth, max_depth + 1):
         if depth < max_depth and helper_skips(helper, depth):
             continue
@@ -733,8 +748,6 @@ cdef class Search:
         self.s.nodes_reported = 0
         self.s.seldepth = 0
         self.s.pv_length[0] = 0
-        self.s.done_depth = 0
-        self.s.done_pv_length = 0
         self.s.stopped = False
         return count
 
@@ -783,20 +796,39 @@ cdef class Search:
         self.s.ext_mate = other.s.ext_mate
         self.s.draw_score = other.s.draw_score
 
-    def deepen(self, int helper, int first_depth, int max_depth) -> None:
+    def deepen(self, int helper, int first_depth, int max_depth, int search_id) -> None:
         """A helper's whole iterative deepening, without the GIL, until stopped or max_depth is
-        done; helper (1, 2, ...) picks the depths it skips. Read completed() afterwards."""
+        done; helper (1, 2, ...) picks the depths it skips. completed() reads its results."""
+        self.s.search_id = search_id
         if self.s.root_count == 0:
             return
         with nogil:
             helper_deepen(self.s, helper, first_depth, max_depth)
 
-    def completed(self) -> tuple:
-        """(depth, score, pv) of the deepest iteration this search completed; depth 0 if none."""
-        if self.s.done_depth == 0:
+    def completed(self, int search_id) -> tuple:
+        """(depth, score, pv) of the deepest iteration this search completed in search search_id;
+        depth 0 if none. Safe while the helper still runs (it reads a consistent copy or nothing)."""
+        cdef int attempt, seq, depth = 0, score = 0, length = 0, done_search = -1
+        cdef Move line[MAX_PLY + 2]
+        for attempt in range(100):
+            seq = PONDEROSA_LOAD_ACQUIRE(&self.s.done_seq)
+            if seq & 1:
+                continue
+            done_search = self.s.done_search
+            depth = self.s.done_depth
+            score = self.s.done_score
+            length = self.s.done_pv_length
+            if length < 0 or length > MAX_PLY + 2:
+                continue
+            memcpy(line, self.s.done_pv, length * sizeof(Move))
+            PONDEROSA_FENCE_ACQUIRE()
+            if PONDEROSA_ATOMIC_LOAD(&self.s.done_seq) == seq:
+                break
+        else:
             return (0, 0, [])
-        return (self.s.done_depth, self.s.done_score,
-                [move_to_uci(self.s.done_pv[i]) for i in range(self.s.done_pv_length)])
+        if done_search != search_id or depth == 0:
+            return (0, 0, [])
+        return (depth, score, [move_to_uci(line[i]) for i in range(length)])
 
     @property
     def shared_nodes(self) -> int:

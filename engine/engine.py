@@ -138,9 +138,9 @@ class Engine:
         self.worker.stop()
         self.board = Board(START_FEN)
         self.game = chess.Board()
+        self.helpers.clear()   # (the helpers are parked first: they may still store entries)
         self.tt.clear()
         self.searcher.core.clear()
-        self.helpers.clear()
         self.learner.start_game(START_FEN)
 
     def set_position(self, fen: str) -> None:
@@ -421,10 +421,13 @@ class Engine:
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns the bytes actually used."""
         self._prefault.join()   # it must not touch the old table after resize unmaps it
+        self.worker.stop()
+        self.searcher.park_helpers()   # nor may a helper still stopping
         self.tt.resize(size_bytes)
         return self.tt.size
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
+        self.worker.stop()   # the tables are freed and allocated again
         self.evaluator.set_pawn_hash(size_bytes)
         self.helpers.set_pawn_hash(size_bytes)
 
@@ -503,10 +506,10 @@ class Engine:
         try:
             for index, fen in enumerate(BENCH_POSITIONS):
                 self.board = Board(fen)
+                self.helpers.clear()
                 self.tt.clear()
                 self.evaluator.clear()
                 self.searcher.core.clear()
-                self.helpers.clear()
                 result = self.think(SearchLimits(depth=depth), threads=threads)
                 nodes += result.nodes
                 seconds += result.seconds

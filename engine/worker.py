@@ -28,7 +28,6 @@ class HelperResult:
     depth: int
     score: int
     pv: list[str]
-    nodes: int
 
 
 class _Helper:
@@ -39,7 +38,7 @@ class _Helper:
         self.evaluator = Evaluator(pawn_hash_bytes)
         self.core = Search(tt, self.evaluator)
         self.core.share_with(main)     # the main search's stop flag, limits and node count
-        self._job: tuple[Board, Collection[str], int, int] | None = None
+        self._job: tuple[Board, Collection[str], int, int, int] | None = None
         self._wake = threading.Event()
         self._idle = threading.Event()
         self._idle.set()
@@ -56,16 +55,17 @@ class _Helper:
             job = self._job
             try:
                 if job is not None:
-                    board, excluded, first_depth, max_depth = job
+                    board, excluded, first_depth, max_depth, search_id = job
                     self.core.set_position(board, excluded)
-                    self.core.deepen(self.index, first_depth, max_depth)   # without the GIL
+                    self.core.deepen(self.index, first_depth, max_depth, search_id)   # without the GIL
             except Exception:   # the thread must stay to park again: the main thread waits for it
                 log.exception("search helper %d failed", self.index)
             finally:
                 self._idle.set()
 
-    def start(self, board: Board, excluded: Collection[str], first_depth: int, max_depth: int) -> None:
-        self._job = (board, excluded, first_depth, max_depth)
+    def start(self, board: Board, excluded: Collection[str], first_depth: int, max_depth: int,
+              search_id: int) -> None:
+        self._job = (board, excluded, first_depth, max_depth, search_id)
         self._idle.clear()
         self._wake.set()
 
@@ -80,7 +80,9 @@ class _Helper:
 
 class HelperPool:
     """The helper threads of a Searcher (threads - 1 of them). The main thread starts them once
-    its table is ready, decides the move and the stop, and collects their results."""
+    its table is ready, decides the move and the stop, and reads their results without waiting
+    for them: they park on their own within a few polls, and the next search (or anything that
+    touches the table or the thread count) waits for that first."""
 
     def __init__(self, searcher: Searcher, evaluator: Evaluator) -> None:
         self.searcher = searcher
@@ -90,6 +92,7 @@ class HelperPool:
         self.pawn_hash_bytes = 4 * 1024 * 1024
         self._helpers: list[_Helper] = []
         self._running: list[_Helper] = []
+        self._search_id = 0            # tells a helper's result of this search from an older one
 
     @property
     def threads(self) -> int:
@@ -100,6 +103,7 @@ class HelperPool:
         """Have threads - 1 helpers; call between searches only."""
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}")
+        self.park()
         while len(self._helpers) > threads - 1:
             self._helpers.pop().quit()
         while len(self._helpers) < threads - 1:
@@ -107,6 +111,7 @@ class HelperPool:
                                          self.pawn_hash_bytes))
 
     def set_pawn_hash(self, size_bytes: int) -> None:
+        self.park()
         self.pawn_hash_bytes = size_bytes
         for helper in self._helpers:
             helper.evaluator.set_pawn_hash(size_bytes)
@@ -118,28 +123,37 @@ class HelperPool:
 
     def start(self, board: Board, excluded: Collection[str], max_depth: int, threads: int | None = None) -> None:
         """Wake the helpers on board (the main thread has set the limits and cleared the stop)."""
-        self._running = self._helpers[:self.searching(threads) - 1]
+        self.park()
+        self._search_id = (self._search_id + 1) & 0x3FFFFFFF
+        # Iterations shallower than smpmin are the main thread's alone: a search that stops
+        # before it is not worth waking anyone.
+        self._running = self._helpers[:self.searching(threads) - 1] if self.min_depth <= max_depth else []
         scales = self.evaluator.scales()
         for helper in self._running:
             for name, value in scales.items():
                 helper.evaluator.set_scale(name, value)
             helper.evaluator.engine_side = self.evaluator.engine_side
             helper.core.copy_settings(self.searcher.core)
-            helper.start(board, excluded, min(self.min_depth, max_depth), max_depth)
+            helper.start(board, excluded, self.min_depth, max_depth, self._search_id)
 
     def finish(self) -> list[HelperResult]:
-        """Stop the helpers, wait until all are parked again, and return what each did."""
+        """Stop the helpers and return what each completed (they park on their own)."""
         self.searcher.core.stop()
         results = []
         for helper in self._running:
-            helper.wait()
-            depth, score, pv = helper.core.completed()
-            results.append(HelperResult(depth, score, pv, helper.core.nodes))
-        self._running = []
+            depth, score, pv = helper.core.completed(self._search_id)
+            results.append(HelperResult(depth, score, pv))
         return results
+
+    def park(self) -> None:
+        """Wait until every helper of the last search has stopped (a stop was sent by finish)."""
+        for helper in self._running:
+            helper.wait()
+        self._running = []
 
     def clear(self) -> None:
         """Forget killers, history and pawn hashes (a new game)."""
+        self.park()
         for helper in self._helpers:
             helper.core.clear()
             helper.evaluator.clear()
@@ -184,7 +198,9 @@ class SearchWorker:
             self._serial += 1
             serial = self._serial
         position = board.copy()
+        self.searcher.park_helpers()   # before the stop flag is cleared: they stop on it
         self.searcher.core.clear_stop()
+        self.searcher.expect_search()
 
         def run() -> None:
             result = self.searcher.run(position, limits, on_thinking, excluded=excluded, clear_stop=False)
