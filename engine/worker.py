@@ -128,6 +128,8 @@ class HelperPool:
         # Iterations shallower than smpmin are the main thread's alone: a search that stops
         # before it is not worth waking anyone.
         self._running = self._helpers[:self.searching(threads) - 1] if self.min_depth <= max_depth else []
+        if self._running:
+            board = board.copy()   # theirs alone: the caller's board may change once the move is decided
         scales = self.evaluator.scales()
         for helper in self._running:
             for name, value in scales.items():

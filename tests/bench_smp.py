@@ -5,8 +5,9 @@ Every bench position is searched to depth D from cleared tables, once with one t
 with N, R times over (the order alternates by round, so a change in the machine's load hits both
 sides alike). Prints per round and in total: the time to depth of N threads as a fraction of one
 thread's (sum of the times, and the geometric mean of the per-position ratios), the ratio of
-nodes per second, and the CPU time the process got per wall second (on a loaded machine two
-threads may get much less than two cores: read the ratios with it).
+nodes per second, the ratio of nodes searched to reach the depth (the parallel search's overhead:
+time to depth = overhead / nps ratio), and the CPU time the process got per wall second (on a
+loaded machine two threads may get much less than two cores: read the ratios with it).
 """
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def report(single: Side, multi: Side, label: str) -> None:
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else float("nan")
     print(f"{label}: time to depth {multi.threads}T/1T = {multi.seconds / single.seconds:.3f} "
           f"(geometric mean per position {geo:.3f}); nps {multi.threads}T/1T = {multi.nps / single.nps:.2f} "
-          f"({single.nps / 1e3:.0f} vs {multi.nps / 1e3:.0f} knps); CPU per wall second "
+          f"({single.nps / 1e3:.0f} vs {multi.nps / 1e3:.0f} knps); nodes to depth "
+          f"{multi.nodes / single.nodes:.2f}; CPU per wall second "
           f"{single.cpu_seconds / single.seconds:.2f} vs {multi.cpu_seconds / multi.seconds:.2f}")
 
 

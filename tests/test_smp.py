@@ -15,6 +15,7 @@ import pytest
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import MATE_THRESHOLD, SearchLimits, mate_distance
 from ponderosa.protocol.console import Console
+
 from xboard_harness import MOVE, THINK, fresh_engine
 
 THREADS = 8
