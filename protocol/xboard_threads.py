@@ -23,7 +23,7 @@ class XBoardThreads:
 
     def apply_pending_threads(self) -> None:
         """Start or end helper threads only while no search runs (pondering included)."""
-        if self.pending_threads is not None and not self.engine.worker.busy:
+        if self.pending_threads is not None and not self.engine.searching:
             self.engine.set_threads(self.pending_threads)
             self.pending_threads = None
             self._send_debug(f"search threads: {self.engine.threads}")

@@ -160,7 +160,7 @@ def test_smpmin_keeps_helpers_off_shallow_iterations(engine: Engine) -> None:
         result = engine.think(SearchLimits(depth=4))   # no iteration of depth 9: the main thread alone
         assert result.nodes == engine.searcher.core.nodes
         engine.helpers.min_depth = 3
-        result = engine.think(SearchLimits(depth=6))
+        result = engine.think(SearchLimits(depth=10))   # long enough for helpers to reach a poll
         assert result.nodes > engine.searcher.core.nodes
     finally:
         engine.helpers.min_depth = 1
