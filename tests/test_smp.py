@@ -188,6 +188,7 @@ def test_xboard_game_with_eight_threads_pondering_and_analysis() -> None:
         engine.init("X")
         engine.send("cores 8", "new", "hard", "post", "level 0 0:08 0.05", "time 800", "otim 800")
         engine.sync(1)
+        assert "< # search threads: 8" in engine.transcript
         for ply in range(12):
             if engine.board.is_game_over(claim_draw=True):
                 break
