@@ -461,8 +461,10 @@ class Engine:
         return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected)
 
     def end_search(self) -> None:
-        """Stop the search on the search thread, if any, and wait for it (its result is reported)."""
+        """Stop the search on the search thread, if any, and wait for it (its result is reported)
+        and for its helper threads (nothing may touch the table once the engine shuts down)."""
         self.worker.stop()
+        self.searcher.park_helpers()
 
     @property
     def searching(self) -> bool:
