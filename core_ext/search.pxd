@@ -20,15 +20,21 @@ cdef struct RootMove:
     int score              # exact score, or -INFINITE when only an upper bound is known
     uint64_t nodes         # nodes spent below it in this iteration
 
-cdef struct SearchState:
+cdef struct SearchShared:  # what the threads of one search share; every field is read and written atomically
+    int stop               # set by stop(), by the main thread when it is done, or by a limit reached
+    uint64_t nodes         # nodes of all threads, each adding its count at every poll
+    uint64_t node_limit    # 0 = none; counts the nodes of all threads
+    int64_t deadline_ns    # CLOCK_MONOTONIC deadline, 0 = none
+    int depth_limit        # 0 = none; a helper that completes this depth stops the search
+
+cdef struct SearchState:   # one thread's search: everything here but *tt and *shared is its own
     Position pos
     TTable* tt
     EvalState* ev
-    int stop_request       # set by another thread; read with an atomic load
+    SearchShared* shared
     bint stopped
     uint64_t nodes
-    uint64_t node_limit    # 0 = none
-    int64_t deadline_ns    # CLOCK_MONOTONIC deadline, 0 = none
+    uint64_t nodes_reported   # part of nodes already added to shared.nodes
     int root_side
     int seldepth
     int draw_score         # score of a draw for the side that moves at the root
@@ -41,5 +47,12 @@ cdef struct SearchState:
     int pv_length[MAX_PLY + 2]
     RootMove root_moves[MAX_MOVES]
     int root_count
+    int search_id          # which search of its main thread a helper is doing
+    int done_seq           # even when the done_ fields are whole: the main thread reads them while they change
+    int done_search        # search_id of the iteration below
+    int done_depth         # the deepest iteration this thread completed, its score and line
+    int done_score
+    Move done_pv[MAX_PLY + 2]
+    int done_pv_length
 
 cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil

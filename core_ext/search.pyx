@@ -28,9 +28,23 @@ cdef extern from *:
     """
     #define PONDEROSA_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
     #define PONDEROSA_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    #define PONDEROSA_ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
+    #define PONDEROSA_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+    #define PONDEROSA_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+    #define PONDEROSA_FENCE_ACQUIRE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+    #define PONDEROSA_FENCE_RELEASE() __atomic_thread_fence(__ATOMIC_RELEASE)
     """
+    int PONDEROSA_LOAD_ACQUIRE(int* p) noexcept nogil
+    void PONDEROSA_STORE_RELEASE(int* p, int v) noexcept nogil
+    void PONDEROSA_FENCE_ACQUIRE() noexcept nogil
+    void PONDEROSA_FENCE_RELEASE() noexcept nogil
     int PONDEROSA_ATOMIC_LOAD(int* p) noexcept nogil
     void PONDEROSA_ATOMIC_STORE(int* p, int v) noexcept nogil
+    uint64_t atomic_load_u64 "PONDEROSA_ATOMIC_LOAD"(uint64_t* p) noexcept nogil
+    void atomic_store_u64 "PONDEROSA_ATOMIC_STORE"(uint64_t* p, uint64_t v) noexcept nogil
+    uint64_t atomic_add_u64 "PONDEROSA_ATOMIC_ADD"(uint64_t* p, uint64_t v) noexcept nogil
+    int64_t atomic_load_i64 "PONDEROSA_ATOMIC_LOAD"(int64_t* p) noexcept nogil
+    void atomic_store_i64 "PONDEROSA_ATOMIC_STORE"(int64_t* p, int64_t v) noexcept nogil
 
 # Move-ordering bands: hash move, good captures, killers, quiets by history, bad captures.
 cdef int SCORE_HASH = 1 << 30
@@ -63,14 +77,24 @@ cdef inline int64_t now_ns() noexcept nogil:
 
 
 cdef inline bint should_stop(SearchState* s) noexcept nogil:
-    """Poll the stop request, the node limit and the deadline every few hundred nodes."""
+    """Poll the stop request, the node limit and the deadline every thousand nodes; the
+    thread adds its nodes to the shared count then, so the node limit counts all threads."""
+    cdef SearchShared* shared
+    cdef uint64_t total, limit
+    cdef int64_t deadline
     if s.stopped:
         return True
     if (s.nodes & (NODES_BETWEEN_POLLS - 1)) == 0:
-        if PONDEROSA_ATOMIC_LOAD(&s.stop_request) \
-                or (s.node_limit and s.nodes >= s.node_limit) \
-                or (s.deadline_ns and now_ns() >= s.deadline_ns):
+        shared = s.shared
+        total = atomic_add_u64(&shared.nodes, s.nodes - s.nodes_reported)
+        s.nodes_reported = s.nodes
+        limit = atomic_load_u64(&shared.node_limit)
+        deadline = atomic_load_i64(&shared.deadline_ns)
+        if PONDEROSA_ATOMIC_LOAD(&shared.stop):
             s.stopped = True
+        elif (limit and total >= limit) or (deadline and now_ns() >= deadline):
+            s.stopped = True
+            PONDEROSA_ATOMIC_STORE(&shared.stop, 1)   # the other threads stop at their next poll
     return s.stopped
 
 
@@ -230,6 +254,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     cdef bint checked, pv_node = beta - alpha > 1
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
+    cdef TTEntry tt_copy   # the table is shared: entries are read as private copies
     cdef uint64_t key = pos.states[pos.ply].key
     cdef int old_alpha = alpha
 
@@ -241,7 +266,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         s.seldepth = ply
     if ply >= MAX_PLY:
         return evaluate(pos, s.ev)
-    tte = tt_probe(s.tt, key)
+    tte = tt_probe(s.tt, key, &tt_copy)
     if tte is not NULL:
         hash_move = tte.move
         score = score_from_tt(tte.score, ply)
@@ -337,6 +362,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int moved_type, captured_type, plies
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
+    cdef TTEntry tt_copy
     cdef uint64_t key
 
     if depth < ONE_PLY:
@@ -359,7 +385,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         return alpha
 
     key = pos.states[pos.ply].key
-    tte = tt_probe(s.tt, key)
+    tte = tt_probe(s.tt, key, &tt_copy)
     if tte is not NULL:
         hash_move = tte.move
         tt_score = score_from_tt(tte.score, ply)
@@ -419,7 +445,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         search(s, alpha, beta, depth - 2 * ONE_PLY, ply, null_ok)
         if s.stopped:
             return 0
-        tte = tt_probe(s.tt, key)
+        tte = tt_probe(s.tt, key, &tt_copy)
         if tte is not NULL:
             hash_move = tte.move
 
@@ -579,6 +605,75 @@ cdef void order_root_moves(SearchState* s) noexcept nogil:
         s.root_moves[j + 1] = key
 
 
+cdef int ASPIRATION_WINDOW = 25
+
+# Lazy SMP: helper thread k skips the iteration depths d for which (d + SKIP_PHASE[k]) // SKIP_SPAN[k]
+# is odd, so at any moment the helpers are spread over the next few depths instead of all
+# searching the main thread's tree; what they store in the shared table is there when it arrives.
+cdef int SKIP_SPAN[20]
+cdef int SKIP_PHASE[20]
+SKIP_SPAN[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
+SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
+
+
+cdef inline bint helper_skips(int helper, int depth) noexcept nogil:
+    cdef int i = (helper - 1) % 20
+    return ((depth + SKIP_PHASE[i]) // SKIP_SPAN[i]) % 2 == 1
+
+
+cdef void record_iteration(SearchState* s, int depth, int score) noexcept nogil:
+    """Keep a completed iteration's result: the main thread may take it if it is the deepest.
+    A sequence lock: the count is odd while the fields change, so a reader can tell a torn copy."""
+    cdef int i, seq = s.done_seq
+    PONDEROSA_ATOMIC_STORE(&s.done_seq, seq + 1)
+    PONDEROSA_FENCE_RELEASE()
+    s.done_search = s.search_id
+    s.done_depth = depth
+    s.done_score = score
+    if s.pv_length[0] > 0:
+        for i in range(s.pv_length[0]):
+            s.done_pv[i] = s.pv[0][i]
+        s.done_pv_length = s.pv_length[0]
+    else:
+        s.done_pv[0] = s.root_moves[0].move
+        s.done_pv_length = 1
+    PONDEROSA_STORE_RELEASE(&s.done_seq, seq + 2)
+
+
+cdef void helper_deepen(SearchState* s, int helper, int first_depth, int max_depth) noexcept nogil:
+    """A helper thread's iterative deepening, with the same aspiration windows as the main
+    thread's; it ends when the search is stopped or it completes max_depth (or the depth limit)."""
+    cdef int depth, score = 0, value = 0, alpha, beta, delta
+    if PONDEROSA_ATOMIC_LOAD(&s.shared.stop):
+        return   # stopped before this helper got going (a search over in a few microseconds)
+    for depth in range(first_depth, max_depth + 1):
+        if depth < max_depth and helper_skips(helper, depth):
+            continue
+        delta = ASPIRATION_WINDOW
+        if depth >= 5 and -MATE_BOUND < score < MATE_BOUND:
+            alpha = score - delta if score - delta > -INFINITE else -INFINITE
+            beta = score + delta if score + delta < INFINITE else INFINITE
+        else:
+            alpha, beta = -INFINITE, INFINITE
+        while True:
+            value = search_root(s, alpha, beta, depth * ONE_PLY)
+            if s.stopped:
+                return
+            order_root_moves(s)
+            if value <= alpha:
+                alpha = value - delta if value - delta > -INFINITE else -INFINITE
+            elif value >= beta:
+                beta = value + delta if value + delta < INFINITE else INFINITE
+            else:
+                break
+            delta *= 2
+        score = value
+        record_iteration(s, depth, score)
+        if PONDEROSA_ATOMIC_LOAD(&s.shared.depth_limit) and depth >= PONDEROSA_ATOMIC_LOAD(&s.shared.depth_limit):
+            PONDEROSA_ATOMIC_STORE(&s.shared.stop, 1)   # the limit is reached: the whole search ends
+            return
+
+
 EXTENSIONS = ("incheck", "onerep", "recapture", "pushpp", "mate")
 
 
@@ -586,17 +681,25 @@ cdef class Search:
     """The search of one position; iterative deepening and the clock are the caller's."""
 
     cdef SearchState* s
+    cdef SearchShared* own_shared      # the shared part, when this is a main search
     cdef TranspositionTable tt_owner
     cdef Evaluator evaluator_owner
+    cdef Search main_owner             # the main search whose shared part a helper uses
 
     def __cinit__(self):
         self.s = <SearchState*>malloc(sizeof(SearchState))
-        if self.s is NULL:
+        self.own_shared = <SearchShared*>malloc(sizeof(SearchShared))
+        if self.s is NULL or self.own_shared is NULL:
+            free(self.s)
+            free(self.own_shared)
             raise MemoryError()
         memset(self.s, 0, sizeof(SearchState))
+        memset(self.own_shared, 0, sizeof(SearchShared))
+        self.s.shared = self.own_shared
 
     def __dealloc__(self):
         free(self.s)
+        free(self.own_shared)
 
     def __init__(self, TranspositionTable tt, Evaluator evaluator):
         self.tt_owner = tt
@@ -642,34 +745,96 @@ cdef class Search:
             count += 1
         self.s.root_count = count
         self.s.nodes = 0
+        self.s.nodes_reported = 0
         self.s.seldepth = 0
         self.s.pv_length[0] = 0
+        self.s.stopped = False
         return count
 
-    def set_limits(self, node_limit: int = 0, deadline_ns: int = 0) -> None:
-        """Node limit and CLOCK_MONOTONIC deadline (time.monotonic_ns()), 0 for none.
+    def set_limits(self, node_limit: int = 0, deadline_ns: int = 0, depth_limit: int = 0) -> None:
+        """Node limit (all threads together), CLOCK_MONOTONIC deadline (time.monotonic_ns()) and
+        the depth whose completion by a helper ends the search; 0 for none. Call it on the main
+        search, before its helpers start.
 
         A stop requested before this call still stops the next search (see clear_stop)."""
-        self.s.node_limit = node_limit
-        self.s.deadline_ns = deadline_ns
+        cdef SearchShared* shared = self.s.shared
+        atomic_store_u64(&shared.nodes, 0)
+        atomic_store_u64(&shared.node_limit, node_limit)
+        atomic_store_i64(&shared.deadline_ns, deadline_ns)
+        PONDEROSA_ATOMIC_STORE(&shared.depth_limit, depth_limit)
         self.s.stopped = False
 
     def clear_stop(self) -> None:
         """Forget an earlier stop request; call before starting a search, not inside it,
         so that a stop sent while a search thread is starting is never lost."""
-        PONDEROSA_ATOMIC_STORE(&self.s.stop_request, 0)
+        PONDEROSA_ATOMIC_STORE(&self.s.shared.stop, 0)
 
     def set_deadline(self, deadline_ns: int) -> None:
         """Move the deadline while a search runs (a ponder hit turns pondering into the real search)."""
-        self.s.deadline_ns = deadline_ns
+        atomic_store_i64(&self.s.shared.deadline_ns, deadline_ns)
 
     def stop(self) -> None:
-        """Ask a running search to stop; safe from any thread."""
-        PONDEROSA_ATOMIC_STORE(&self.s.stop_request, 1)
+        """Ask a running search (every thread of it) to stop; safe from any thread."""
+        PONDEROSA_ATOMIC_STORE(&self.s.shared.stop, 1)
 
     @property
     def stopped(self) -> bool:
         return self.s.stopped
+
+    def share_with(self, Search main) -> None:
+        """Make this a helper of main: the same stop flag, limits and node count (the table
+        is shared by constructing both on the same TranspositionTable)."""
+        self.main_owner = main
+        self.s.shared = main.s.shared
+
+    def copy_settings(self, Search other) -> None:
+        """Take other's extensions and draw score (a helper searches like its main thread)."""
+        self.s.ext_check = other.s.ext_check
+        self.s.ext_one_reply = other.s.ext_one_reply
+        self.s.ext_recapture = other.s.ext_recapture
+        self.s.ext_passed_push = other.s.ext_passed_push
+        self.s.ext_mate = other.s.ext_mate
+        self.s.draw_score = other.s.draw_score
+
+    def deepen(self, int helper, int first_depth, int max_depth, int search_id) -> None:
+        """A helper's whole iterative deepening, without the GIL, until stopped or max_depth is
+        done; helper (1, 2, ...) picks the depths it skips. completed() reads its results."""
+        self.s.search_id = search_id
+        if self.s.root_count == 0:
+            return
+        with nogil:
+            helper_deepen(self.s, helper, first_depth, max_depth)
+
+    def completed(self, int search_id) -> tuple:
+        """(depth, score, pv) of the deepest iteration this search completed in search search_id;
+        depth 0 if none. Safe while the helper still runs (it reads a consistent copy or nothing)."""
+        cdef int attempt, seq, depth = 0, score = 0, length = 0, done_search = -1
+        cdef Move line[MAX_PLY + 2]
+        for attempt in range(100):
+            seq = PONDEROSA_LOAD_ACQUIRE(&self.s.done_seq)
+            if seq & 1:
+                continue
+            done_search = self.s.done_search
+            depth = self.s.done_depth
+            score = self.s.done_score
+            length = self.s.done_pv_length
+            if length < 0 or length > MAX_PLY + 2:
+                continue
+            memcpy(line, self.s.done_pv, length * sizeof(Move))
+            PONDEROSA_FENCE_ACQUIRE()
+            if PONDEROSA_ATOMIC_LOAD(&self.s.done_seq) == seq:
+                break
+        else:
+            return (0, 0, [])
+        if done_search != search_id or depth == 0:
+            return (0, 0, [])
+        return (depth, score, [move_to_uci(line[i]) for i in range(length)])
+
+    @property
+    def shared_nodes(self) -> int:
+        """Nodes of all threads of the search as far as counted (each adds its own at every
+        poll), plus this thread's since its last poll: exact for a single thread."""
+        return atomic_load_u64(&self.s.shared.nodes) + self.s.nodes - self.s.nodes_reported
 
     def clear(self) -> None:
         """Forget killers and history (a new game)."""

@@ -1,4 +1,6 @@
 # Transposition table: 4-entry buckets of 16-byte entries, replaced by depth and age.
+# Several search threads share it without locks: each slot keeps key XOR data beside the data,
+# so a slot torn by two threads writing at once fails the key check and reads as a miss.
 from libc.stdint cimport uint64_t, uint16_t, int16_t, uint8_t
 
 cdef enum:
@@ -9,7 +11,7 @@ cdef enum:
     BUCKET_SIZE = 4
     EVAL_NONE = -32768   # static_eval of an entry whose evaluation is not known
 
-cdef struct TTEntry:
+cdef struct TTEntry:       # one entry as the search reads it: a private copy, never the slot itself
     uint64_t key
     uint16_t move         # low 16 bits of the packed move
     int16_t score         # mate scores stored relative to this node
@@ -17,14 +19,18 @@ cdef struct TTEntry:
     uint8_t depth         # in plies; 0 = quiescence
     uint8_t gen_bound     # generation << 2 | bound
 
+cdef struct TTSlot:        # one entry as the table holds it; each word is read and written whole
+    uint64_t check        # key XOR data
+    uint64_t data         # the eight bytes after TTEntry.key, packed
+
 cdef struct TTable:
-    TTEntry* entries
+    TTSlot* entries
     uint64_t bucket_mask  # buckets - 1
     uint64_t salt         # keys are stored XOR salt: a new salt empties the table in O(1)
     uint64_t clears       # how many times the table was emptied by a new salt
     uint8_t generation
 
-cdef TTEntry* tt_probe(TTable* tt, uint64_t key) noexcept nogil
+cdef TTEntry* tt_probe(TTable* tt, uint64_t key, TTEntry* copy) noexcept nogil   # copy, or NULL on a miss
 
 cdef extern from *:
     """

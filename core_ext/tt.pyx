@@ -2,7 +2,7 @@
 """The transposition table: positions already searched, with their bound, depth and best move."""
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef extern from *:
     """
@@ -30,14 +30,42 @@ cdef inline uint64_t splitmix64(uint64_t n) noexcept nogil:
     return n ^ (n >> 31)
 
 
-cdef TTEntry* tt_probe(TTable* tt, uint64_t key) noexcept nogil:
-    """The entry holding key, or NULL."""
-    cdef TTEntry* bucket = &tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE]
+cdef extern from *:
+    """
+    /* Whole-word relaxed atomics: a slot's two words are each read and written in one piece;
+       the key check (check == key ^ data) catches a slot whose words come from two writers. */
+    #define PONDEROSA_LOAD64(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define PONDEROSA_STORE64(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    """
+    uint64_t PONDEROSA_LOAD64(uint64_t* p) noexcept nogil
+    void PONDEROSA_STORE64(uint64_t* p, uint64_t v) noexcept nogil
+
+
+cdef inline uint64_t pack(TTEntry* e) noexcept nogil:
+    """The eight data bytes of an entry as one word."""
+    cdef uint64_t data
+    memcpy(&data, &e.move, sizeof(uint64_t))
+    return data
+
+
+cdef inline bint read_slot(TTSlot* slot, TTEntry* out) noexcept nogil:
+    """Copy a slot into out; False if it is empty or torn (its key check fails: out.key is then
+    whatever the halves give, matching no probe)."""
+    cdef uint64_t data = PONDEROSA_LOAD64(&slot.data)
+    cdef uint64_t check = PONDEROSA_LOAD64(&slot.check)
+    out.key = check ^ data
+    memcpy(&out.move, &data, sizeof(uint64_t))
+    return (out.gen_bound & 3) != 0
+
+
+cdef TTEntry* tt_probe(TTable* tt, uint64_t key, TTEntry* copy) noexcept nogil:
+    """A consistent copy of the entry holding key, or NULL (copy.key is the stored form)."""
+    cdef TTSlot* bucket = &tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE]
     cdef uint64_t stored = key ^ tt.salt
     cdef int i
     for i in range(BUCKET_SIZE):
-        if bucket[i].key == stored and bucket[i].gen_bound & 3:
-            return &bucket[i]
+        if read_slot(&bucket[i], copy) and copy.key == stored:
+            return copy
     return NULL
 
 
@@ -49,31 +77,35 @@ cdef inline int replacement_worth(TTable* tt, TTEntry* e) noexcept nogil:
 
 cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eval,
                    int depth, int bound) noexcept nogil:
-    cdef TTEntry* bucket = &tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE]
-    cdef TTEntry* victim = &bucket[0]
-    cdef uint64_t stored = key ^ tt.salt
-    cdef int i
-    key = stored   # from here on only the stored form is compared and written
+    cdef TTSlot* bucket = &tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE]
+    cdef TTEntry seen[BUCKET_SIZE]
+    cdef bint used
+    cdef int i, victim = 0
+    cdef TTEntry entry
+    key = key ^ tt.salt   # from here on only the stored form is compared and written
     for i in range(BUCKET_SIZE):
-        if bucket[i].key == key or not (bucket[i].gen_bound & 3):
-            victim = &bucket[i]
+        used = read_slot(&bucket[i], &seen[i])
+        if seen[i].key == key or not used:
+            victim = i
             break
-        if replacement_worth(tt, &bucket[i]) < replacement_worth(tt, victim):
-            victim = &bucket[i]
+        if replacement_worth(tt, &seen[i]) < replacement_worth(tt, &seen[victim]):
+            victim = i
     # Keep a deeper exact result of the same position from this search unless this one is exact.
-    if victim.key == key and bound != BOUND_EXACT and victim.depth > depth + 2 \
-            and (victim.gen_bound >> 2) == tt.generation:
+    if seen[victim].key == key and bound != BOUND_EXACT and seen[victim].depth > depth + 2 \
+            and (seen[victim].gen_bound >> 2) == tt.generation:
         return
-    if move == 0 and victim.key == key:
-        move = victim.move
+    if move == 0 and seen[victim].key == key:
+        move = seen[victim].move
     if depth < 0:
         depth = 0
-    victim.key = key
-    victim.move = <uint16_t>(move & 0xFFFF)
-    victim.score = score
-    victim.static_eval = static_eval
-    victim.depth = depth if depth < 255 else 255
-    victim.gen_bound = ((tt.generation & 63) << 2) | bound
+    entry.key = key
+    entry.move = <uint16_t>(move & 0xFFFF)
+    entry.score = score
+    entry.static_eval = static_eval
+    entry.depth = depth if depth < 255 else 255
+    entry.gen_bound = ((tt.generation & 63) << 2) | bound
+    PONDEROSA_STORE64(&bucket[victim].data, pack(&entry))
+    PONDEROSA_STORE64(&bucket[victim].check, key ^ pack(&entry))
 
 
 cdef class TranspositionTable:
@@ -103,7 +135,7 @@ cdef class TranspositionTable:
         first touched, so even a 1 GB table costs nothing at start-up. It is aligned to 2 MB
         and offered huge pages, which spare the TLB misses of probing a large table."""
         cdef uint64_t buckets = 1
-        cdef size_t bucket_bytes = sizeof(TTEntry) * BUCKET_SIZE
+        cdef size_t bucket_bytes = sizeof(TTSlot) * BUCKET_SIZE
         cdef size_t total, mapped
         cdef void* memory
         cdef char* aligned
@@ -122,7 +154,7 @@ cdef class TranspositionTable:
             munmap(self.mapping, self.mapping_bytes)
         self.mapping = memory
         self.mapping_bytes = mapped
-        self.table.entries = <TTEntry*>aligned
+        self.table.entries = <TTSlot*>aligned
         self.table.bucket_mask = buckets - 1
         self.size_bytes = total
 
@@ -171,7 +203,8 @@ cdef class TranspositionTable:
 
     def probe(self, key: int):
         """(move, score, depth, bound) stored for key, or None."""
-        cdef TTEntry* e = tt_probe(&self.table, key)
+        cdef TTEntry copy
+        cdef TTEntry* e = tt_probe(&self.table, key, &copy)
         if e is NULL:
             return None
         return (e.move, e.score, e.depth, e.gen_bound & 3)
@@ -180,7 +213,8 @@ cdef class TranspositionTable:
         """Per mille of the first thousand entries used by the current search."""
         cdef int i, used = 0
         cdef int count = min(1000, (self.table.bucket_mask + 1) * BUCKET_SIZE)
+        cdef TTEntry copy
         for i in range(count):
-            if (self.table.entries[i].gen_bound & 3) and (self.table.entries[i].gen_bound >> 2) == self.table.generation:
+            if read_slot(&self.table.entries[i], &copy) and (copy.gen_bound >> 2) == self.table.generation:
                 used += 1
         return used * 1000 // count

@@ -32,7 +32,7 @@ from ponderosa.engine.opening_book import (
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
-from ponderosa.engine.worker import SearchWorker
+from ponderosa.engine.worker import HelperPool, SearchWorker
 
 if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
     from ponderosa.engine.book_build import BuildReport, Progress
@@ -131,6 +131,9 @@ class Engine:
         self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher = Searcher(self.tt, self.evaluator)
         self.worker = SearchWorker(self.searcher)
+        self.helpers = HelperPool(self.searcher, self.evaluator)   # threads beside the main search thread
+        self.helpers.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
+        self.searcher.helpers = self.helpers
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
@@ -153,6 +156,7 @@ class Engine:
         self.worker.stop()
         self.board = Board(START_FEN)
         self.game = chess.Board()
+        self.helpers.clear()   # (the helpers are parked first: they may still store entries)
         self.tt.clear()
         self.searcher.core.clear()
         self.learner.start_game(START_FEN)
@@ -456,11 +460,11 @@ class Engine:
     def think(self, limits: SearchLimits | None = None,
               on_thinking: Callable[[Thinking], None] | None = None,
               should_continue: Callable[[int, str], bool] | None = None,
-              excluded: Collection[str] = ()) -> SearchResult:
+              excluded: Collection[str] = (), threads: int | None = None) -> SearchResult:
         """Search the current position (blocking; stop() from another thread ends it); root
-        moves in excluded are left out."""
+        moves in excluded are left out; threads caps the search threads (None: all)."""
         return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue,
-                                 excluded=excluded)
+                                 excluded=excluded, threads=threads)
 
     def book_search(self, probe: BookProbe, limits: SearchLimits) -> tuple[SearchLimits, set[str]]:
         """Crafty's book random 0: search only the book moves, with a shorter time than usual.
@@ -496,8 +500,10 @@ class Engine:
         return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected)
 
     def end_search(self) -> None:
-        """Stop the search on the search thread, if any, and wait for it (its result is reported)."""
+        """Stop the search on the search thread, if any, and wait for it (its result is reported)
+        and for its helper threads (nothing may touch the table once the engine shuts down)."""
         self.worker.stop()
+        self.searcher.park_helpers()
 
     @property
     def searching(self) -> bool:
@@ -510,11 +516,15 @@ class Engine:
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns the bytes actually used."""
         self._prefault.join()   # it must not touch the old table after resize unmaps it
+        self.worker.stop()
+        self.searcher.park_helpers()   # nor may a helper still stopping
         self.tt.resize(size_bytes)
         return self.tt.size
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
+        self.worker.stop()   # the tables are freed and allocated again
         self.evaluator.set_pawn_hash(size_bytes)
+        self.helpers.set_pawn_hash(size_bytes)
         self.pawn_hash_bytes = size_bytes
 
     def summary(self) -> EngineSummary:
@@ -527,8 +537,18 @@ class Engine:
 
     @property
     def threads(self) -> int:
-        """Threads that search (one, until the search is parallel)."""
-        return 1
+        """Search threads (XBoard's cores, Crafty's smpmt): the main one and its helpers."""
+        return self.helpers.threads
+
+    def set_threads(self, threads: int) -> None:
+        """Start or end helper threads (a running search is stopped first); raises ValueError."""
+        self.worker.stop()
+        self.helpers.resize(threads)
+
+    @property
+    def searching_threads(self) -> int:
+        """Threads a search uses now: the pool within smpmax."""
+        return self.helpers.searching()
 
     @property
     def draw_score(self) -> int:
@@ -581,17 +601,20 @@ class Engine:
             repetitions *= 2 if elapsed > seconds / 8 else 8
 
     def bench(self, depth: int = BENCH_DEPTH,
-              on_position: Callable[[int, str, SearchResult], None] | None = None) -> BenchResult:
-        """Search the bench positions to a fixed depth from cleared tables: same nodes every run."""
+              on_position: Callable[[int, str, SearchResult], None] | None = None,
+              threads: int = 1) -> BenchResult:
+        """Search the bench positions to a fixed depth from cleared tables: same nodes every run
+        with one thread (the signature); with more, the threads' race makes the count vary."""
         saved = self.board
         nodes, seconds = 0, 0.0
         try:
             for index, fen in enumerate(BENCH_POSITIONS):
                 self.board = Board(fen)
+                self.helpers.clear()   # parked first: no helper may still be storing
                 self.tt.wipe()
                 self.evaluator.clear()
                 self.searcher.core.clear()
-                result = self.think(SearchLimits(depth=depth))
+                result = self.think(SearchLimits(depth=depth), threads=threads)
                 nodes += result.nodes
                 seconds += result.seconds
                 if on_position is not None:

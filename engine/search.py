@@ -1,15 +1,19 @@
 """Iterative deepening over the core search: aspiration windows, limits and thinking reports."""
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD, Search
 from ponderosa.core_ext.tt import TranspositionTable
+
+if TYPE_CHECKING:
+    from ponderosa.engine.worker import HelperPool, HelperResult
 
 MAX_DEPTH = 100
 ASPIRATION_WINDOW = 25
@@ -79,16 +83,39 @@ class Searcher:
         self._soft_deadline_ns = 0     # 0: no soft limit
         self._open_ended = False       # analysis or pondering: no early exits
         self.before_search: Callable[[], None] | None = None   # run once the table is ready
+        self.helpers: HelperPool | None = None   # helper threads; this thread decides the move
+        self._budget_lock = threading.Lock()
+        self._searching = False                  # run() has set its limits and not yet returned
+        self._pending_budget: tuple[float, float] | None = None   # a budget given before that
+
+    def expect_search(self) -> None:
+        """A search is about to start on another thread: a time budget given before it has set
+        its limits (a ponder hit right after the ponder search was started) is kept for it."""
+        with self._budget_lock:
+            self._pending_budget = None
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
         self.core.stop()
+
+    def park_helpers(self) -> None:
+        """Wait for the last search's helper threads to stop: before the stop flag is cleared
+        for a new search (or they would go on with the old one) or the table is touched."""
+        if self.helpers is not None:
+            self.helpers.park()
 
     def set_time_budget(self, soft_seconds: float, hard_seconds: float) -> None:
         """Give a running open-ended search (a ponder search after a ponder hit) a time budget.
 
         Both limits count from the start of the search, so the time spent pondering counts as
         time already used; a search already past its soft limit stops at once."""
+        with self._budget_lock:
+            if not self._searching:
+                self._pending_budget = (soft_seconds, hard_seconds)
+                return
+            self._apply_budget(soft_seconds, hard_seconds)
+
+    def _apply_budget(self, soft_seconds: float, hard_seconds: float) -> None:
         now = time.monotonic_ns()
         self._soft_deadline_ns = self._start_ns + int(soft_seconds * 1e9)
         hard = self._start_ns + int(hard_seconds * 1e9)
@@ -106,12 +133,14 @@ class Searcher:
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
             should_continue: Callable[[int, str], bool] | None = None,
-            excluded: Collection[str] = (), clear_stop: bool = True) -> SearchResult:
+            excluded: Collection[str] = (), clear_stop: bool = True, threads: int | None = None) -> SearchResult:
         """Search until a limit is reached or stop() is called.
 
         should_continue(depth, best_move) is asked after each iteration (test suites use it
         for early exit); root moves in `excluded` are not searched. A caller that starts the
-        search on another thread clears the stop flag itself first and passes clear_stop=False."""
+        search on another thread clears the stop flag itself first and passes clear_stop=False.
+        threads caps the threads of this search (bench runs one); None uses all the pool has."""
+        self.park_helpers()
         if clear_stop:
             self.core.clear_stop()
         start = time.monotonic_ns()
@@ -122,11 +151,50 @@ class Searcher:
         deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
         self._soft_deadline_ns = start + int(limits.soft_seconds * 1e9) if limits.soft_seconds is not None else 0
         self._open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
-        self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline)
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline,
+                             depth_limit=max_depth if limits.depth else 0)
         self.tt.new_search()
         if self.before_search is not None:
             self.before_search()   # position learning puts its entries into the table
-        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        with self._budget_lock:
+            self._searching = True
+            pending, self._pending_budget = self._pending_budget, None
+            if pending is not None and not clear_stop:
+                self._apply_budget(*pending)
+        helpers = self.helpers if self.helpers is not None and self.helpers.searching(threads) > 1 else None
+        if helpers is not None:
+            helpers.start(board, excluded, max_depth, threads)
+        try:
+            result = self._deepen(moves, max_depth, limits, start, on_thinking, should_continue)
+        finally:
+            helper_results = helpers.finish() if helpers is not None else []
+            with self._budget_lock:
+                self._searching = False
+        return self._decide(result, helper_results, start, on_thinking)
+
+    def _decide(self, result: SearchResult, helper_results: list[HelperResult], start: int,
+                on_thinking: Callable[[Thinking], None] | None) -> SearchResult:
+        """The move of the search: the main thread's, unless a helper completed a deeper iteration
+        (its move is checked against the root moves: it must be legal and not excluded).
+        Nodes: every thread's as counted at its last poll, the main thread's exactly."""
+        deepest = max(helper_results, key=lambda done: done.depth, default=None)
+        nodes = self.core.shared_nodes
+        seconds = (time.monotonic_ns() - start) / 1e9
+        if deepest is not None and deepest.depth > result.depth and deepest.pv \
+                and deepest.pv[0] in self.core.root_moves():
+            result = SearchResult(deepest.pv[0], deepest.score, deepest.depth, nodes, seconds, deepest.pv)
+            if on_thinking is not None:
+                on_thinking(Thinking(deepest.depth, deepest.score, seconds, nodes, deepest.pv, "exact",
+                                     self.core.seldepth))
+        result.nodes = nodes
+        result.seconds = seconds
+        return result
+
+    def _deepen(self, moves: int, max_depth: int, limits: SearchLimits, start: int,
+                on_thinking: Callable[[Thinking], None] | None,
+                should_continue: Callable[[int, str], bool] | None) -> SearchResult:
+        """The main thread's iterative deepening; the soft limit is applied between iterations."""
         result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
         score = 0
         fixed_time = limits.soft_seconds is not None and limits.soft_seconds == limits.hard_seconds
@@ -136,7 +204,7 @@ class Searcher:
 
         def report(depth: int, value: int, bound: str) -> None:
             if on_thinking is not None:
-                on_thinking(Thinking(depth, value, elapsed(), self.core.nodes, self.core.pv(), bound,
+                on_thinking(Thinking(depth, value, elapsed(), self.core.shared_nodes, self.core.pv(), bound,
                                      self.core.seldepth))
 
         for depth in range(1, max_depth + 1):
@@ -185,6 +253,4 @@ class Searcher:
                 break  # a proven mate will not change with more depth
             if should_continue is not None and not should_continue(depth, result.best_move or ""):
                 break
-        result.nodes = self.core.nodes
-        result.seconds = elapsed()
         return result

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, TextIO
 
 import chess
 
+from ponderosa.engine.bench import BENCH_DEPTH
 from ponderosa.engine.book_file import BookFileError
 from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.engine import Engine, IllegalMoveError
@@ -20,8 +21,10 @@ from ponderosa.engine.learner import LearnFileError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, TestPosition
+from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.console_ics import ICS_COMMANDS, ConsoleIcs
 from ponderosa.protocol.console_records import FEN_BOARD, RECORD_COMMANDS, RecordsCommands
+from ponderosa.protocol.console_threads import ConsoleThreads, thread_commands
 
 if TYPE_CHECKING:
     from ponderosa.engine.book_build import BuildReport
@@ -98,7 +101,7 @@ def format_score(score_for_white: int) -> str:
     return f"{score_for_white / 100:+.2f}"
 
 
-class Console(ConsoleIcs, RecordsCommands):
+class Console(ConsoleIcs, RecordsCommands, ConsoleThreads):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -150,10 +153,14 @@ class Console(ConsoleIcs, RecordsCommands):
         self.say(f"{line.depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
                  f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}")
 
+    def _threads_text(self) -> str:
+        threads = self.engine.searching_threads
+        return f"{threads} thread{'s' if threads > 1 else ''}"
+
     def show_search_summary(self, result: SearchResult) -> None:
         nps = result.nodes / result.seconds if result.seconds > 0 else 0.0
         self.say(f"              time={result.seconds:.2f}  n={result.nodes}  nps={format_rate(nps)}  "
-                 f"depth={result.depth}")
+                 f"depth={result.depth}  threads={self.engine.searching_threads}")
 
     # -- dispatch -------------------------------------------------------------
 
@@ -550,7 +557,7 @@ class Console(ConsoleIcs, RecordsCommands):
         if probe.search_only:
             self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.game)}}} (searching them)")
             limits, excluded = self.engine.book_search(probe, limits)
-        self.say("       depth    time   score   variation")
+        self.say(f"       depth    time   score   variation ({self._threads_text()})")
         result = self.engine.think(limits, on_thinking=self.show_thinking, excluded=excluded)
         self.show_search_summary(result)
         if result.best_move is None:
@@ -631,13 +638,17 @@ class Console(ConsoleIcs, RecordsCommands):
                 self.say(f"Error (not in analyze mode): {words[0]}")
 
     def _start_analysis(self) -> None:
-        self.say("       depth    time   score   variation")
+        self.say(f"       depth    time   score   variation ({self._threads_text()})")
         self.engine.start_search(SearchLimits(), self.show_thinking, lambda serial, result: None)
 
     def cmd_bench(self, args: list[str]) -> None:
-        depth = _positive_int(args, "bench [DEPTH]") if args else None
-        result = self.engine.bench() if depth is None else self.engine.bench(depth)
-        self.say(f"positions={result.positions}  depth={result.depth}")
+        usage = "bench [DEPTH [THREADS]]"
+        depth = _positive_int(args[:1], usage) if args else BENCH_DEPTH
+        threads = _positive_int(args[1:], usage) if len(args) > 1 else 1   # one: the signature
+        if len(args) > 2 or threads > MAX_THREADS:
+            raise CommandError(f"usage: {usage}")
+        result = self.engine.bench(depth, threads=threads)
+        self.say(f"positions={result.positions}  depth={result.depth}  threads={threads}")
         self.say(f"Total nodes: {result.nodes}")
         self.say(f"Time: {result.seconds:.2f}s")
         self.say(f"Nodes/second: {int(result.nodes_per_second)}")
@@ -938,8 +949,9 @@ class Console(ConsoleIcs, RecordsCommands):
 COMMANDS: list[Command] = [
     Command(("analyze",), Console.cmd_analyze, "analyze",
             "think on the side to move until a move (played, thinking restarts) or exit"),
-    Command(("bench",), Console.cmd_bench, "bench [DEPTH]",
-            "search the fixed bench positions; prints total nodes (a signature) and speed"),
+    Command(("bench",), Console.cmd_bench, "bench [DEPTH [THREADS]]",
+            "search the fixed bench positions; prints total nodes (with one thread, the default: "
+            "a signature) and speed"),
     Command(("book",), Console.cmd_book, "book [create FILE M [N] [WPCT] | add FILE | merge A B OUT | random 0|1|2 "
             "| width N | on | off | use FILE | polyglot FILE | export FILE]",
             "the opening book: build it from PGN, choose how moves are picked, use or write Polyglot"),
@@ -1018,6 +1030,7 @@ COMMANDS: list[Command] = [
     Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
     *[Command(*entry) for entry in ICS_COMMANDS],
     *[Command(*entry) for entry in RECORD_COMMANDS],
+    *thread_commands(Command),
 ]
 BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
     "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,

@@ -22,8 +22,10 @@ from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
+from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.xboard_ics import XBoardIcs
 from ponderosa.protocol.xboard_records import claim_flag_if_fallen, set_game_files
+from ponderosa.protocol.xboard_threads import XBoardThreads
 
 log = logging.getLogger("ponderosa.xboard")
 
@@ -36,7 +38,7 @@ SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructur
 # Engine options offered to the GUI: name -> (type, default, min, max); a check is 0..1.
 OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Hash": ("spin", 64, 1, 4096), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
-    "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, 1), "Log": ("check", 0, 0, 1),
+    "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, MAX_THREADS), "Log": ("check", 0, 0, 1),
     "Resign": ("spin", 0, 0, 50), "Learn": ("spin", 7, 0, 7),
     **{name: ("spin", 0, -100, 500) if name == "Asymmetry" else ("spin", 100, 0, 1000) for name in SCALE_OPTIONS},
 }
@@ -69,7 +71,7 @@ class Output:
         log.debug("> %s", text)
 
 
-class XBoardSession(XBoardIcs):
+class XBoardSession(XBoardIcs, XBoardThreads):
     """The state machine of PROTOCOL.md §2 over an Engine."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -101,7 +103,6 @@ class XBoardSession(XBoardIcs):
         self.usage_percent = 0
         self.operator_seconds = 0.0
         self.pending_hash_mb: int | None = None
-        self.cores = 1
         self.ics_init()
 
     # -- the loop ---------------------------------------------------------------
@@ -681,7 +682,7 @@ class XBoardSession(XBoardIcs):
 
     def cmd_cores(self, args: str) -> None:
         if args.isdigit():
-            self.cores = int(args)
+            self.request_threads(int(args))
 
     def cmd_option(self, args: str) -> None:
         name, _, value = args.partition("=")
@@ -714,10 +715,11 @@ class XBoardSession(XBoardIcs):
             self.engine.book.enabled = bool(number)
         elif name == "Learn":
             self.engine.learner.mask = number   # 1 book, 2 position, 4 result learning
-        elif name in ("Threads", "Log"):
-            if name == "Log":
-                set_logging(bool(number))
-                set_game_files(self, bool(number))
+        elif name == "Threads":
+            self.request_threads(number)
+        elif name == "Log":
+            set_logging(bool(number))
+            set_game_files(self, bool(number))
         else:
             self.out.line(f"Error (unknown option): option {args}")
 
@@ -726,6 +728,7 @@ class XBoardSession(XBoardIcs):
         if self.pending_hash_mb is not None and not self.engine.searching:
             self.engine.set_hash_size(self.pending_hash_mb * 1024 * 1024)
             self.pending_hash_mb = None
+        self.apply_pending_threads()
 
     def cmd_exclude(self, args: str) -> None:
         self._include_exclude(args, exclude=True)

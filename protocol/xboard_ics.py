@@ -33,7 +33,6 @@ class XBoardIcs:
     last_scores: list[int]
     moves_played: int
     resign_pawns: int
-    cores: int
 
     def ics_init(self) -> None:
         self.ics_finger_sent = False
@@ -108,7 +107,7 @@ class XBoardIcs:
         if not self.ics_finger_sent:
             self.ics_finger_sent = True
             from ponderosa.protocol.xboard import ENGINE_NAME
-            self.out.line(f"tellicsnoalias {ics.finger_note(ENGINE_NAME, max(1, self.cores))}")
+            self.out.line(f"tellicsnoalias {ics.finger_note(ENGINE_NAME, self.engine.threads)}")
         if plan.abort:
             # zippy accepts every challenge itself; the engine learns the name only now. What
             # it can still do: ask the server to abort, and keep the player from challenging again.

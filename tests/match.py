@@ -101,6 +101,11 @@ OPPONENTS: dict[str, EngineSpec] = {
     "gnuchess": EngineSpec(
         "gnuchess", "uci", ("gnuchess", "--uci"), options=(("OwnBook", False),),
         note="UCI (GNU Chess 6.2.7 loses its XBoard handshake); OwnBook=false turns its book off"),
+    "ponderosa1": EngineSpec(
+        "ponderosa1", "xboard", ("ponderosa",), options=(("Threads", 1), ("OwnBook", False), ("Learn", 0)),
+        note="Ponderosa itself on one search thread, book and learning off: the reference for a "
+             "parallel-search match (--engine-option Threads=2 --engine-option OwnBook=false "
+             "--engine-option Learn=0)"),
 }
 DEFAULT_OPPONENTS = "fairymax,phalanx,sjeng,hoichess,gnuchess"
 
