@@ -20,6 +20,7 @@ from ponderosa.core_ext.position cimport (
     in_check, move_to_uci,
 )
 from ponderosa.core_ext.see cimport SEE_VALUE, see
+from ponderosa.core_ext.syzygy cimport tb_probe_wdl
 from ponderosa.core_ext.tt cimport (
     TTEntry, TranspositionTable, tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE,
 )
@@ -75,18 +76,18 @@ cdef inline bint should_stop(SearchState* s) noexcept nogil:
 
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
-    """Mate scores are stored as distance from this node, not from the root."""
-    if score >= MATE_BOUND:
+    """Mate and tablebase-win scores are stored as distance from this node, not from the root."""
+    if score >= TB_WIN_BOUND:
         return score + ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_WIN_BOUND:
         return score - ply
     return score
 
 
 cdef inline int score_from_tt(int score, int ply) noexcept nogil:
-    if score >= MATE_BOUND:
+    if score >= TB_WIN_BOUND:
         return score - ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_WIN_BOUND:
         return score + ply
     return score
 
@@ -114,6 +115,34 @@ cdef inline bint is_draw(Position* pos) noexcept nogil:
         minors = (pos.pieces[0][KNIGHT] | pos.pieces[1][KNIGHT] | pos.pieces[0][BISHOP] | pos.pieces[1][BISHOP])
         if (minors & (minors - 1)) == 0:
             return True
+    return False
+
+
+cdef inline bint tablebase_cut(SearchState* s, int ply, int depth, int alpha, int beta, int* value) noexcept nogil:
+    """After a capture or pawn move, the WDL table bounds the score: a win is at least a
+    tablebase win, a loss at most a tablebase loss, a draw (also by the 50-move rule) exact.
+    True when that settles the node; the result is kept in the hash table."""
+    cdef Position* pos = &s.pos
+    cdef int ok, wdl, bound, plies
+    wdl = tb_probe_wdl(pos, &ok)
+    if not ok:
+        return False
+    s.tbhits += 1
+    if wdl >= 2:
+        value[0] = TB_WIN_SCORE - ply
+        bound = BOUND_LOWER
+    elif wdl <= -2:
+        value[0] = -TB_WIN_SCORE + ply
+        bound = BOUND_UPPER
+    else:
+        value[0] = draw_value(s) + wdl   # cursed wins and blessed losses are draws by a hair
+        bound = BOUND_EXACT
+    if bound == BOUND_EXACT or (bound == BOUND_LOWER and value[0] >= beta) \
+            or (bound == BOUND_UPPER and value[0] <= alpha):
+        plies = depth // ONE_PLY + 6
+        tt_store(s.tt, pos.states[pos.ply].key, 0, score_to_tt(value[0], ply), EVAL_NONE,
+                 plies if plies < MAX_PLY - 1 else MAX_PLY - 1, bound)
+        return True
     return False
 
 
@@ -371,6 +400,10 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
                 or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
             return tt_score
+
+    if s.tb_probing and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth \
+            and tablebase_cut(s, ply, depth, alpha, beta, &score):
+        return score
 
     checked = s.in_check[ply]   # the parent knew whether its move gave check
     if checked:
@@ -642,6 +675,7 @@ cdef class Search:
             count += 1
         self.s.root_count = count
         self.s.nodes = 0
+        self.s.tbhits = 0
         self.s.seldepth = 0
         self.s.pv_length[0] = 0
         return count
@@ -705,6 +739,16 @@ cdef class Search:
     def seldepth(self) -> int:
         return self.s.seldepth
 
+    @property
+    def tbhits(self) -> int:
+        """Tablebase probes that found their table, in this search."""
+        return self.s.tbhits
+
+    def set_tablebase_probing(self, bint enabled, int probe_depth = 1) -> None:
+        """Probe the Syzygy WDL tables in the tree (after zeroing moves, at remaining depth >= probe_depth plies)."""
+        self.s.tb_probing = enabled
+        self.s.tb_probe_depth = probe_depth * ONE_PLY
+
     def root_moves(self) -> list:
         return [move_to_uci(self.s.root_moves[i].move) for i in range(self.s.root_count)]
 
@@ -743,5 +787,7 @@ cdef class Search:
 
 MATE_SCORE = MATE
 MATE_THRESHOLD = MATE_BOUND
+TABLEBASE_WIN = TB_WIN_SCORE          # a tablebase win at ply 0 (TABLEBASE_WIN - n: found n plies in)
+TABLEBASE_THRESHOLD = TB_WIN_BOUND
 INFINITE_SCORE = INFINITE
 LEARNED_ENTRY_DEPTH = LEARNED_DEPTH   # tt.store() depth of a position-learning entry
