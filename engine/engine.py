@@ -29,6 +29,7 @@ from ponderosa.engine.opening_book import (
     export_polyglot,
 )
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
+from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition, read_suite
 from ponderosa.engine.worker import SearchWorker
 
@@ -116,6 +117,8 @@ class Engine:
         self.tt = TranspositionTable(DEFAULT_HASH_BYTES)
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.searcher = Searcher(self.tt, self.evaluator)
+        self.tablebases = Tablebases()            # no path until egtb/tbpath/egtpath/SyzygyPath
+        self.searcher.tablebases = self.tablebases
         self.worker = SearchWorker(self.searcher)
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
@@ -419,6 +422,16 @@ class Engine:
         self._prefault.join()   # it must not touch the old table after resize unmaps it
         self.tt.resize(size_bytes)
         return self.tt.size
+
+    def set_tablebase_path(self, path: str) -> list[str]:
+        """Use the Syzygy tables in path (stops a running search first); returns problem messages."""
+        self.worker.stop()
+        return self.tablebases.set_path(path)
+
+    def set_tablebase_cache(self, size_bytes: int) -> int:
+        """Size the tablebase value cache (stops a running search first); returns the bytes used."""
+        self.worker.stop()
+        return self.tablebases.set_cache(size_bytes)
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
         self.evaluator.set_pawn_hash(size_bytes)

@@ -4,12 +4,15 @@ from __future__ import annotations
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD, Search
 from ponderosa.core_ext.tt import TranspositionTable
+
+if TYPE_CHECKING:
+    from ponderosa.engine.tablebases import Tablebases
 
 MAX_DEPTH = 100
 ASPIRATION_WINDOW = 25
@@ -44,6 +47,7 @@ class Thinking:
     pv: list[str]           # UCI moves from the root
     bound: str = "exact"    # "exact", "lower" (fail high) or "upper" (fail low)
     seldepth: int = 0
+    tbhits: int | None = None   # tablebase probes that found a table; None when no tables are loaded
 
 
 @dataclass
@@ -79,6 +83,7 @@ class Searcher:
         self._soft_deadline_ns = 0     # 0: no soft limit
         self._open_ended = False       # analysis or pondering: no early exits
         self.before_search: Callable[[], None] | None = None   # run once the table is ready
+        self.tablebases: Tablebases | None = None   # Syzygy root filter and probing settings
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
@@ -116,6 +121,12 @@ class Searcher:
             self.core.clear_stop()
         start = time.monotonic_ns()
         self._start_ns = start
+        root_tbhits = 0
+        if self.tablebases is not None:
+            open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
+            excluded, probing, root_tbhits = self.tablebases.prepare_search(board, set(excluded), open_ended)
+            self.core.set_tablebase_probing(probing, self.tablebases.probe_depth)
+        with_tables = self.tablebases is not None and self.tablebases.largest > 0
         moves = self.core.set_position(board, excluded)
         if moves == 0:
             return SearchResult(None, 0, 0, 0, 0.0)
@@ -137,7 +148,8 @@ class Searcher:
         def report(depth: int, value: int, bound: str) -> None:
             if on_thinking is not None:
                 on_thinking(Thinking(depth, value, elapsed(), self.core.nodes, self.core.pv(), bound,
-                                     self.core.seldepth))
+                                     self.core.seldepth,
+                                     self.core.tbhits + root_tbhits if with_tables else None))
 
         for depth in range(1, max_depth + 1):
             delta = ASPIRATION_WINDOW

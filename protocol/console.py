@@ -20,6 +20,7 @@ from ponderosa.engine.learner import LearnFileError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, TestPosition
+from ponderosa.protocol.console_tablebases import TablebaseCommands, tablebase_commands
 
 if TYPE_CHECKING:
     from ponderosa.engine.book_build import BuildReport
@@ -96,7 +97,7 @@ def format_score(score_for_white: int) -> str:
     return f"{score_for_white / 100:+.2f}"
 
 
-class Console:
+class Console(TablebaseCommands):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -143,13 +144,15 @@ class Console:
     def _print_thinking(self, line: Thinking) -> None:
         score = line.score if self.engine.white_to_move else -line.score
         marker = {"exact": "  ", "lower": "++", "upper": "--"}[line.bound]
+        tbhits = "" if line.tbhits is None else f"  (tbhits {line.tbhits})"
         self.say(f"{line.depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
-                 f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}")
+                 f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}{tbhits}")
 
     def show_search_summary(self, result: SearchResult) -> None:
         nps = result.nodes / result.seconds if result.seconds > 0 else 0.0
         self.say(f"              time={result.seconds:.2f}  n={result.nodes}  nps={format_rate(nps)}  "
                  f"depth={result.depth}")
+        self.report_tablebase_problems()
 
     # -- dispatch -------------------------------------------------------------
 
@@ -1028,6 +1031,7 @@ COMMANDS: list[Command] = [
     Command(("log",), Console.cmd_log, "log on|off|N", "log to ponderosa.log; N: show its last N lines"),
     Command(("quit", "end", "exit"), Console.cmd_quit, "quit | end | exit", "leave the program"),
     Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
+    *tablebase_commands(Command),
 ]
 BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
     "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,
