@@ -118,12 +118,15 @@ cdef inline bint is_draw(Position* pos) noexcept nogil:
     return False
 
 
-cdef inline bint tablebase_cut(SearchState* s, int ply, int depth, int alpha, int beta, int* value) noexcept nogil:
+cdef inline bint tablebase_cut(SearchState* s, int ply, int depth, int alpha, int beta, int* value,
+                               int* bound_out) noexcept nogil:
     """After a capture or pawn move, the WDL table bounds the score: a win is at least a
     tablebase win, a loss at most a tablebase loss, a draw (also by the 50-move rule) exact.
-    True when that settles the node; the result is kept in the hash table."""
+    True when that settles the node; the result is kept in the hash table. bound_out gets
+    the bound (0 when no table answered) for a principal-variation node to use."""
     cdef Position* pos = &s.pos
     cdef int ok, wdl, bound, plies
+    bound_out[0] = 0
     wdl = tb_probe_wdl(pos, &ok)
     if not ok:
         return False
@@ -137,6 +140,7 @@ cdef inline bint tablebase_cut(SearchState* s, int ply, int depth, int alpha, in
     else:
         value[0] = draw_value(s) + wdl   # cursed wins and blessed losses are draws by a hair
         bound = BOUND_EXACT
+    bound_out[0] = bound
     if bound == BOUND_EXACT or (bound == BOUND_LOWER and value[0] >= beta) \
             or (bound == BOUND_UPPER and value[0] <= alpha):
         plies = depth // ONE_PLY + 6
@@ -363,6 +367,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef bint checked, gives_check, quiet, improving, mate_threat = False
     cdef int n, i, score, best_score, static_eval, bound, reduction, new_depth, ext, searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
+    cdef int tb_value = 0, tb_bound = 0
     cdef int moved_type, captured_type, plies
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
@@ -401,9 +406,13 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
             return tt_score
 
-    if s.tb_probing and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth \
-            and tablebase_cut(s, ply, depth, alpha, beta, &score):
-        return score
+    if s.tb_probing and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth:
+        if tablebase_cut(s, ply, depth, alpha, beta, &tb_value, &tb_bound):
+            return tb_value
+        if not pv_node:
+            tb_bound = 0
+        elif tb_bound == BOUND_LOWER and tb_value > alpha:
+            alpha = tb_value   # on the principal variation the table's bound still narrows the window
 
     checked = s.in_check[ply]   # the parent knew whether its move gave check
     if checked:
@@ -536,10 +545,14 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             quiets[quiet_count] = m
             quiet_count += 1
 
+    if tb_bound == BOUND_LOWER and best_score < tb_value:
+        best_score = tb_value
+    elif tb_bound == BOUND_UPPER and best_score > tb_value:
+        best_score = tb_value
     if searched == 0:
         # Every move was pruned: fall back to a fail-low bound at the static level.
         return alpha
-    if best_score >= beta:
+    if best_score >= beta or (tb_bound == BOUND_LOWER and best_score == tb_value):
         bound = BOUND_LOWER
     elif best_move:
         bound = BOUND_EXACT
