@@ -62,7 +62,8 @@ def start_position(rng: random.Random, white: str, black: str, wdl: int | None,
         for square, letter in zip(squares[2:], white.upper() + black.lower()):
             board.set_piece_at(square, chess.Piece.from_symbol(letter))
         if board.is_valid() and not board.is_check() and not board.is_game_over() \
-                and wdl in (None, oracle.probe_wdl(board)) and abs(oracle.probe_dtz(board)) > 4:
+                and wdl in (None, oracle.probe_wdl(board)) \
+                and (oracle.probe_wdl(board) == 0 or abs(oracle.probe_dtz(board)) > 4):
             return board
 
 
