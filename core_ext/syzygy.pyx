@@ -1333,7 +1333,7 @@ def bench_wdl(list boards, int rounds = 1) -> tuple:
         for r in range(rounds):
             for i in range(n):
                 tb_probe_wdl(positions[i], &ok)
-                hits += ok
+                hits += ok != 0
     seconds = time.perf_counter() - start
     free(positions)
     return n * rounds, hits, seconds
