@@ -49,7 +49,8 @@ def probe_rates(count: int) -> None:
     probes, hits, seconds = syzygy.bench_wdl(ours, 5)
     print(f"core (nogil, no cache): {probes / seconds:,.0f} WDL probes/s")
     syzygy.set_cache(4 << 20)
-    print(f"python-chess {chess.__version__}: {pc_rate:,.0f} WDL probes/s  (core/python-chess = {core_rate / pc_rate:.0f}x)")
+    print(f"python-chess {chess.__version__}: {pc_rate:,.0f} WDL probes/s "
+          f"(core/python-chess = {core_rate / pc_rate:.0f}x)")
 
 
 def search_speed(seconds: float) -> None:

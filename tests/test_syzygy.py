@@ -10,9 +10,10 @@ import chess
 import chess.syzygy
 import pytest
 
-from conftest import data_file
 from ponderosa.core_ext import syzygy
 from ponderosa.core_ext.board import Board
+
+from conftest import data_file
 
 TABLES = data_file("syzygy", "KQvK.rtbw").parent   # all 3- and 4-piece tables
 

@@ -16,12 +16,13 @@ import chess.engine
 import chess.syzygy
 import pytest
 
-from conftest import data_file
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.search import MATE_THRESHOLD, TABLEBASE_THRESHOLD
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, Thinking
 from ponderosa.protocol.console import Console
+
+from conftest import data_file
 from xboard_harness import engine_command
 
 TABLES = data_file("syzygy", "KQvK.rtbw").parent
@@ -86,7 +87,7 @@ def test_root_keeps_only_moves_that_keep_the_result(engine: Engine, oracle: ches
             child.push_uci(uci)
             assert -oracle.probe_wdl(child) == best, (board.fen(), uci)
         if best == 2:   # the fastest by DTZ: nothing nearer the next counter reset is left out
-            def plies(uci: str) -> int:
+            def plies(uci: str, board: chess.Board = board) -> int:
                 child = board.copy()
                 child.push_uci(uci)
                 return 0 if child.halfmove_clock == 0 else abs(oracle.probe_dtz(child))
