@@ -14,6 +14,8 @@ cdef enum:
     INFINITE = 32500
     HISTORY_MAX = 16384
     LEARNED_DEPTH = 250    # hash-entry depth that marks a position-learning entry (searches stay below MAX_PLY)
+    TB_WIN_SCORE = 30000   # a tablebase win at the root; below every mate score, so real mates win over it
+    TB_WIN_BOUND = 29872   # TB_WIN_SCORE - MAX_PLY: scores beyond this count distance from the root
 
 cdef struct RootMove:
     Move move
@@ -54,5 +56,8 @@ cdef struct SearchState:   # one thread's search: everything here but *tt and *s
     int done_score
     Move done_pv[MAX_PLY + 2]
     int done_pv_length
+    bint tb_probing        # probe the Syzygy WDL tables in the tree
+    int tb_probe_depth     # least remaining depth (quarter plies) at which a node probes
+    uint64_t tbhits
 
 cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil

@@ -20,6 +20,7 @@ from ponderosa.core_ext.position cimport (
     in_check, move_to_uci,
 )
 from ponderosa.core_ext.see cimport SEE_VALUE, see
+from ponderosa.core_ext.syzygy cimport tb_probe_wdl
 from ponderosa.core_ext.tt cimport (
     TTEntry, TranspositionTable, tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT, EVAL_NONE,
 )
@@ -99,18 +100,18 @@ cdef inline bint should_stop(SearchState* s) noexcept nogil:
 
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
-    """Mate scores are stored as distance from this node, not from the root."""
-    if score >= MATE_BOUND:
+    """Mate and tablebase-win scores are stored as distance from this node, not from the root."""
+    if score >= TB_WIN_BOUND:
         return score + ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_WIN_BOUND:
         return score - ply
     return score
 
 
 cdef inline int score_from_tt(int score, int ply) noexcept nogil:
-    if score >= MATE_BOUND:
+    if score >= TB_WIN_BOUND:
         return score - ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_WIN_BOUND:
         return score + ply
     return score
 
@@ -138,6 +139,38 @@ cdef inline bint is_draw(Position* pos) noexcept nogil:
         minors = (pos.pieces[0][KNIGHT] | pos.pieces[1][KNIGHT] | pos.pieces[0][BISHOP] | pos.pieces[1][BISHOP])
         if (minors & (minors - 1)) == 0:
             return True
+    return False
+
+
+cdef inline bint tablebase_cut(SearchState* s, int ply, int depth, int alpha, int beta, int* value,
+                               int* bound_out) noexcept nogil:
+    """After a capture or pawn move, the WDL table bounds the score: a win is at least a
+    tablebase win, a loss at most a tablebase loss, a draw (also by the 50-move rule) exact.
+    True when that settles the node; the result is kept in the hash table. bound_out gets
+    the bound (0 when no table answered) for a principal-variation node to use."""
+    cdef Position* pos = &s.pos
+    cdef int ok, wdl, bound, plies
+    bound_out[0] = 0
+    wdl = tb_probe_wdl(pos, &ok)
+    if not ok:
+        return False
+    s.tbhits += 1
+    if wdl >= 2:
+        value[0] = TB_WIN_SCORE - ply
+        bound = BOUND_LOWER
+    elif wdl <= -2:
+        value[0] = -TB_WIN_SCORE + ply
+        bound = BOUND_UPPER
+    else:
+        value[0] = draw_value(s) + wdl   # cursed wins and blessed losses are draws by a hair
+        bound = BOUND_EXACT
+    bound_out[0] = bound
+    if bound == BOUND_EXACT or (bound == BOUND_LOWER and value[0] >= beta) \
+            or (bound == BOUND_UPPER and value[0] <= alpha):
+        plies = depth // ONE_PLY + 6
+        tt_store(s.tt, pos.states[pos.ply].key, 0, score_to_tt(value[0], ply), EVAL_NONE,
+                 plies if plies < MAX_PLY - 1 else MAX_PLY - 1, bound)
+        return True
     return False
 
 
@@ -359,6 +392,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef bint checked, gives_check, quiet, improving, mate_threat = False
     cdef int n, i, score, best_score, static_eval, bound, reduction, new_depth, ext, searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
+    cdef int tb_value = 0, tb_bound = 0
     cdef int moved_type, captured_type, plies
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
@@ -397,6 +431,14 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
                 or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
             return tt_score
+
+    if s.tb_probing and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth:
+        if tablebase_cut(s, ply, depth, alpha, beta, &tb_value, &tb_bound):
+            return tb_value
+        if not pv_node:
+            tb_bound = 0
+        elif tb_bound == BOUND_LOWER and tb_value > alpha:
+            alpha = tb_value   # on the principal variation the table's bound still narrows the window
 
     checked = s.in_check[ply]   # the parent knew whether its move gave check
     if checked:
@@ -529,10 +571,14 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             quiets[quiet_count] = m
             quiet_count += 1
 
+    if tb_bound == BOUND_LOWER and best_score < tb_value:
+        best_score = tb_value
+    elif tb_bound == BOUND_UPPER and best_score > tb_value:
+        best_score = tb_value
     if searched == 0:
         # Every move was pruned: fall back to a fail-low bound at the static level.
         return alpha
-    if best_score >= beta:
+    if best_score >= beta or (tb_bound == BOUND_LOWER and best_score == tb_value):
         bound = BOUND_LOWER
     elif best_move:
         bound = BOUND_EXACT
@@ -746,6 +792,7 @@ cdef class Search:
         self.s.root_count = count
         self.s.nodes = 0
         self.s.nodes_reported = 0
+        self.s.tbhits = 0
         self.s.seldepth = 0
         self.s.pv_length[0] = 0
         self.s.stopped = False
@@ -788,13 +835,16 @@ cdef class Search:
         self.s.shared = main.s.shared
 
     def copy_settings(self, Search other) -> None:
-        """Take other's extensions and draw score (a helper searches like its main thread)."""
+        """Take other's extensions, draw score and tablebase probing (a helper searches like its
+        main thread)."""
         self.s.ext_check = other.s.ext_check
         self.s.ext_one_reply = other.s.ext_one_reply
         self.s.ext_recapture = other.s.ext_recapture
         self.s.ext_passed_push = other.s.ext_passed_push
         self.s.ext_mate = other.s.ext_mate
         self.s.draw_score = other.s.draw_score
+        self.s.tb_probing = other.s.tb_probing
+        self.s.tb_probe_depth = other.s.tb_probe_depth
 
     def deepen(self, int helper, int first_depth, int max_depth, int search_id) -> None:
         """A helper's whole iterative deepening, without the GIL, until stopped or max_depth is
@@ -870,6 +920,16 @@ cdef class Search:
     def seldepth(self) -> int:
         return self.s.seldepth
 
+    @property
+    def tbhits(self) -> int:
+        """Tablebase probes that found their table, in this search."""
+        return self.s.tbhits
+
+    def set_tablebase_probing(self, bint enabled, int probe_depth = 1) -> None:
+        """Probe the Syzygy WDL tables in the tree (after zeroing moves, at remaining depth >= probe_depth plies)."""
+        self.s.tb_probing = enabled
+        self.s.tb_probe_depth = probe_depth * ONE_PLY
+
     def root_moves(self) -> list:
         return [move_to_uci(self.s.root_moves[i].move) for i in range(self.s.root_count)]
 
@@ -908,5 +968,7 @@ cdef class Search:
 
 MATE_SCORE = MATE
 MATE_THRESHOLD = MATE_BOUND
+TABLEBASE_WIN = TB_WIN_SCORE          # a tablebase win at ply 0 (TABLEBASE_WIN - n: found n plies in)
+TABLEBASE_THRESHOLD = TB_WIN_BOUND
 INFINITE_SCORE = INFINITE
 LEARNED_ENTRY_DEPTH = LEARNED_DEPTH   # tt.store() depth of a position-learning entry

@@ -31,6 +31,7 @@ from ponderosa.engine.opening_book import (
 )
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
+from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition, read_suite
 from ponderosa.engine.worker import HelperPool, SearchWorker
 
@@ -130,6 +131,8 @@ class Engine:
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher = Searcher(self.tt, self.evaluator)
+        self.tablebases = Tablebases()            # no path until egtb/tbpath/egtpath/SyzygyPath
+        self.searcher.tablebases = self.tablebases
         self.worker = SearchWorker(self.searcher)
         self.helpers = HelperPool(self.searcher, self.evaluator)   # threads beside the main search thread
         self.helpers.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
@@ -520,6 +523,16 @@ class Engine:
         self.searcher.park_helpers()   # nor may a helper still stopping
         self.tt.resize(size_bytes)
         return self.tt.size
+
+    def set_tablebase_path(self, path: str) -> list[str]:
+        """Use the Syzygy tables in path (stops a running search first); returns problem messages."""
+        self.worker.stop()
+        return self.tablebases.set_path(path)
+
+    def set_tablebase_cache(self, size_bytes: int) -> int:
+        """Size the tablebase value cache (stops a running search first); returns the bytes used."""
+        self.worker.stop()
+        return self.tablebases.set_cache(size_bytes)
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
         self.worker.stop()   # the tables are freed and allocated again

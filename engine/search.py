@@ -13,6 +13,7 @@ from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD
 from ponderosa.core_ext.tt import TranspositionTable
 
 if TYPE_CHECKING:
+    from ponderosa.engine.tablebases import Tablebases
     from ponderosa.engine.worker import HelperPool, HelperResult
 
 MAX_DEPTH = 100
@@ -48,6 +49,7 @@ class Thinking:
     pv: list[str]           # UCI moves from the root
     bound: str = "exact"    # "exact", "lower" (fail high) or "upper" (fail low)
     seldepth: int = 0
+    tbhits: int | None = None   # tablebase probes that found a table; None when no tables are loaded
 
 
 @dataclass
@@ -93,6 +95,8 @@ class Searcher:
         its limits (a ponder hit right after the ponder search was started) is kept for it."""
         with self._budget_lock:
             self._pending_budget = None
+        self.tablebases: Tablebases | None = None   # Syzygy root filter and probing settings
+        self._root_tbhits: int | None = None         # probes of the root filter; None: no tables
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
@@ -145,6 +149,13 @@ class Searcher:
             self.core.clear_stop()
         start = time.monotonic_ns()
         self._start_ns = start
+        root_tbhits = 0
+        if self.tablebases is not None:
+            open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
+            excluded, probing, root_tbhits = self.tablebases.prepare_search(board, set(excluded), open_ended)
+            self.core.set_tablebase_probing(probing, self.tablebases.probe_depth)
+        with_tables = self.tablebases is not None and self.tablebases.largest > 0
+        self._root_tbhits = root_tbhits if with_tables else None
         moves = self.core.set_position(board, excluded)
         if moves == 0:
             return SearchResult(None, 0, 0, 0, 0.0)
@@ -186,10 +197,14 @@ class Searcher:
             result = SearchResult(deepest.pv[0], deepest.score, deepest.depth, nodes, seconds, deepest.pv)
             if on_thinking is not None:
                 on_thinking(Thinking(deepest.depth, deepest.score, seconds, nodes, deepest.pv, "exact",
-                                     self.core.seldepth))
+                                     self.core.seldepth, self._tbhits()))
         result.nodes = nodes
         result.seconds = seconds
         return result
+
+    def _tbhits(self) -> int | None:
+        """Tablebase hits of this search (the main thread's and the root filter's); None without tables."""
+        return None if self._root_tbhits is None else self.core.tbhits + self._root_tbhits
 
     def _deepen(self, moves: int, max_depth: int, limits: SearchLimits, start: int,
                 on_thinking: Callable[[Thinking], None] | None,
@@ -205,7 +220,7 @@ class Searcher:
         def report(depth: int, value: int, bound: str) -> None:
             if on_thinking is not None:
                 on_thinking(Thinking(depth, value, elapsed(), self.core.shared_nodes, self.core.pv(), bound,
-                                     self.core.seldepth))
+                                     self.core.seldepth, self._tbhits()))
 
         for depth in range(1, max_depth + 1):
             delta = ASPIRATION_WINDOW

@@ -24,6 +24,7 @@ from ponderosa.engine.testsuite import SuiteError, TestPosition
 from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.console_ics import ICS_COMMANDS, ConsoleIcs
 from ponderosa.protocol.console_records import FEN_BOARD, RECORD_COMMANDS, RecordsCommands
+from ponderosa.protocol.console_tablebases import TablebaseCommands, tablebase_commands
 from ponderosa.protocol.console_threads import ConsoleThreads, thread_commands
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def format_score(score_for_white: int) -> str:
     return f"{score_for_white / 100:+.2f}"
 
 
-class Console(ConsoleIcs, RecordsCommands, ConsoleThreads):
+class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -150,8 +151,9 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads):
     def _print_thinking(self, line: Thinking) -> None:
         score = line.score if self.engine.white_to_move else -line.score
         marker = {"exact": "  ", "lower": "++", "upper": "--"}[line.bound]
+        tbhits = "" if line.tbhits is None else f"  (tbhits {line.tbhits})"
         self.say(f"{line.depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
-                 f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}")
+                 f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}{tbhits}")
 
     def _threads_text(self) -> str:
         threads = self.engine.searching_threads
@@ -161,6 +163,7 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads):
         nps = result.nodes / result.seconds if result.seconds > 0 else 0.0
         self.say(f"              time={result.seconds:.2f}  n={result.nodes}  nps={format_rate(nps)}  "
                  f"depth={result.depth}  threads={self.engine.searching_threads}")
+        self.report_tablebase_problems()
 
     # -- dispatch -------------------------------------------------------------
 
@@ -1031,6 +1034,7 @@ COMMANDS: list[Command] = [
     *[Command(*entry) for entry in ICS_COMMANDS],
     *[Command(*entry) for entry in RECORD_COMMANDS],
     *thread_commands(Command),
+    *tablebase_commands(Command),
 ]
 BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
     "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,

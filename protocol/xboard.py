@@ -25,6 +25,7 @@ from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_d
 from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.xboard_ics import XBoardIcs
 from ponderosa.protocol.xboard_records import claim_flag_if_fallen, set_game_files
+from ponderosa.protocol.xboard_tablebases import XBoardTablebases
 from ponderosa.protocol.xboard_threads import XBoardThreads
 
 log = logging.getLogger("ponderosa.xboard")
@@ -71,7 +72,7 @@ class Output:
         log.debug("> %s", text)
 
 
-class XBoardSession(XBoardIcs, XBoardThreads):
+class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
     """The state machine of PROTOCOL.md §2 over an Engine."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -343,6 +344,11 @@ class XBoardSession(XBoardIcs, XBoardThreads):
         mate = mate_distance(report.score)
         score = report.score if mate is None else (100000 + mate if mate > 0 else -100000 + mate)
         pv = self._pv_text(board, prefix + report.pv)
+        if report.tbhits is not None:   # seldepth, speed and tbhits go together (PROTOCOL.md), then a tab
+            nps = int(report.nodes / report.seconds) if report.seconds > 0 else 0
+            self.out.line(f"{report.depth} {score} {int(report.seconds * 100)} {report.nodes} "
+                          f"{report.seldepth} {nps} {report.tbhits}\t{pv}")
+            return
         self.out.line(f"{report.depth} {score} {int(report.seconds * 100)} {report.nodes} {pv}")
 
     @staticmethod
@@ -441,7 +447,7 @@ class XBoardSession(XBoardIcs, XBoardThreads):
         self.out.line(f'feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=1 sigint=0 '
                       f'sigterm=0 reuse=1 analyze=1 myname="{ENGINE_NAME}" variants="normal" colors=0 ics=1 '
                       f'name=1 pause=1 nps=1 debug=1 memory=1 smp=1 exclude=1 setscore=0')
-        for option in options:
+        for option in options + self.tablebase_features():
             self.out.line(f"feature {option}")
         self.out.line("feature done=1")
 
@@ -687,6 +693,8 @@ class XBoardSession(XBoardIcs, XBoardThreads):
     def cmd_option(self, args: str) -> None:
         name, _, value = args.partition("=")
         name, value = name.strip(), value.strip()
+        if self.tablebase_option(name, value):
+            return
         try:
             number = int(value) if value else 0
         except ValueError:
@@ -729,6 +737,7 @@ class XBoardSession(XBoardIcs, XBoardThreads):
             self.engine.set_hash_size(self.pending_hash_mb * 1024 * 1024)
             self.pending_hash_mb = None
         self.apply_pending_threads()
+        self.apply_tablebase_path()
 
     def cmd_exclude(self, args: str) -> None:
         self._include_exclude(args, exclude=True)
@@ -815,7 +824,7 @@ COMMANDS: dict[str, Handler] = {
     "name": XBoardSession.cmd_name, "rating": XBoardSession.cmd_rating, "ics": XBoardSession.cmd_ics,
     "computer": XBoardSession.cmd_computer, "random": XBoardSession.cmd_silent,
     "pause": XBoardSession.cmd_pause, "resume": XBoardSession.cmd_resume, "memory": XBoardSession.cmd_memory,
-    "cores": XBoardSession.cmd_cores, "egtpath": XBoardSession.cmd_silent, "option": XBoardSession.cmd_option,
+    "cores": XBoardSession.cmd_cores, "egtpath": XBoardSession.cmd_egtpath, "option": XBoardSession.cmd_option,
     "exclude": XBoardSession.cmd_exclude, "include": XBoardSession.cmd_include, "quit": XBoardSession.quit,
     "hover": XBoardSession.cmd_silent, "lift": XBoardSession.cmd_silent, "put": XBoardSession.cmd_silent,
 }
