@@ -89,14 +89,14 @@ class Searcher:
         self._budget_lock = threading.Lock()
         self._searching = False                  # run() has set its limits and not yet returned
         self._pending_budget: tuple[float, float] | None = None   # a budget given before that
+        self.tablebases: Tablebases | None = None   # Syzygy root filter and probing settings
+        self._root_tbhits: int | None = None         # probes of the root filter; None: no tables
 
     def expect_search(self) -> None:
         """A search is about to start on another thread: a time budget given before it has set
         its limits (a ponder hit right after the ponder search was started) is kept for it."""
         with self._budget_lock:
             self._pending_budget = None
-        self.tablebases: Tablebases | None = None   # Syzygy root filter and probing settings
-        self._root_tbhits: int | None = None         # probes of the root filter; None: no tables
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
