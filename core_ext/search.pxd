@@ -41,5 +41,6 @@ cdef struct SearchState:
     int pv_length[MAX_PLY + 2]
     RootMove root_moves[MAX_MOVES]
     int root_count
+    int root_first         # MultiPV: root moves before this index are lines already found this iteration
 
 cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil
