@@ -41,6 +41,7 @@ cdef struct SearchState:
     int pv_length[MAX_PLY + 2]
     RootMove root_moves[MAX_MOVES]
     int root_count
+    int root_index         # the root move being searched now (read by another thread for UCI currmove)
     int root_first         # MultiPV: root moves before this index are lines already found this iteration
 
 cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil

@@ -532,6 +532,7 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
         s.root_moves[i].nodes = 0
     for i in range(first, s.root_count):
         nodes_before = s.nodes
+        s.root_index = i
         do_move(pos, s.root_moves[i].move)
         gives_check = in_check(pos)
         s.in_check[1] = gives_check
@@ -646,6 +647,7 @@ cdef class Search:
             count += 1
         self.s.root_count = count
         self.s.root_first = 0
+        self.s.root_index = 0
         self.s.nodes = 0
         self.s.seldepth = 0
         self.s.pv_length[0] = 0
@@ -703,6 +705,14 @@ cdef class Search:
         if not 0 <= first < self.s.root_count:
             raise ValueError(f"root line {first} out of range 0..{self.s.root_count - 1}")
         self.s.root_first = first
+
+    def current_move(self) -> tuple:
+        """(root move being searched, its 1-based number): for progress reports from another
+        thread while the search runs; a racy read of two ints, good enough for a display."""
+        cdef int index = self.s.root_index
+        if not 0 <= index < self.s.root_count:
+            return None, 0
+        return move_to_uci(self.s.root_moves[index].move), index + 1
 
     def line_move(self) -> str:
         """The best move of the line searched last (root_moves[root_first])."""

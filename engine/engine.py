@@ -28,6 +28,7 @@ from ponderosa.engine.opening_book import (
     OpeningBook,
     export_polyglot,
 )
+from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
 from ponderosa.engine.worker import SearchWorker
@@ -125,6 +126,7 @@ class Engine:
         self.book_messages = self.book.open_defaults()   # files that could not be used, for the user
         self.learner = Learner(self.learned, self.book, Path.cwd())   # .lrn files beside the learned data
         self.searcher.before_search = self._load_learned_positions
+        self.opponent = Opponent()          # who the engine plays (UCI_Opponent; XBoard's name/rating)
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
         self._prefault.start()
@@ -240,6 +242,11 @@ class Engine:
         self.book.learned = store
         self.learner.store = store
         old.close()
+
+    def set_opponent(self, opponent: Opponent) -> None:
+        """Who the engine plays: the learner records the name (the server rules read the rest)."""
+        self.opponent = opponent
+        self.learner.opponent = opponent.name or "?"
 
     def import_learning(self, path: str, clear: bool = False) -> int:
         """Learn from a book.lrn or position.lrn file (Crafty's import)."""
@@ -414,6 +421,17 @@ class Engine:
     def stop(self) -> None:
         self.searcher.stop()
 
+    @property
+    def multi_pv(self) -> int:
+        """Lines searched and reported per iteration (UCI MultiPV, XBoard option, console `multipv`)."""
+        return self.searcher.multi_pv
+
+    @multi_pv.setter
+    def multi_pv(self, lines: int) -> None:
+        if lines < 1:
+            raise ValueError(f"MultiPV must be 1 or more, got {lines}")
+        self.searcher.multi_pv = lines
+
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns the bytes actually used."""
         self._prefault.join()   # it must not touch the old table after resize unmaps it
@@ -484,7 +502,7 @@ class Engine:
                 self.tt.clear()
                 self.evaluator.clear()
                 self.searcher.core.clear()
-                result = self.think(SearchLimits(depth=depth))
+                result = self.searcher.run(self.board, SearchLimits(depth=depth), multi_pv=1)
                 nodes += result.nodes
                 seconds += result.seconds
                 if on_position is not None:

@@ -44,6 +44,7 @@ class Thinking:
     pv: list[str]           # UCI moves from the root
     bound: str = "exact"    # "exact", "lower" (fail high) or "upper" (fail low)
     seldepth: int = 0
+    multipv: int = 1        # which line (1 = best) of a MultiPV search
 
 
 @dataclass
@@ -79,10 +80,18 @@ class Searcher:
         self._soft_deadline_ns = 0     # 0: no soft limit
         self._open_ended = False       # analysis or pondering: no early exits
         self.before_search: Callable[[], None] | None = None   # run once the table is ready
+        self.multi_pv = 1              # lines reported per iteration (UCI MultiPV); 1 = the plain search
+        self._line_pvs: list[list[str]] = []   # the last MultiPV iteration's lines, best first
 
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
         self.core.stop()
+
+    def progress(self) -> tuple[str | None, int, int, float]:
+        """(root move being searched, its number, nodes so far, seconds since the search began),
+        read from another thread while a search runs (UCI's currmove and periodic info lines)."""
+        move, number = self.core.current_move()
+        return move, number, self.core.nodes, (time.monotonic_ns() - self._start_ns) / 1e9
 
     def set_time_budget(self, soft_seconds: float, hard_seconds: float) -> None:
         """Give a running open-ended search (a ponder search after a ponder hit) a time budget.
@@ -106,12 +115,15 @@ class Searcher:
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
             should_continue: Callable[[int, str], bool] | None = None,
-            excluded: Collection[str] = (), clear_stop: bool = True) -> SearchResult:
+            excluded: Collection[str] = (), clear_stop: bool = True,
+            multi_pv: int | None = None) -> SearchResult:
         """Search until a limit is reached or stop() is called.
 
         should_continue(depth, best_move) is asked after each iteration (test suites use it
         for early exit); root moves in `excluded` are not searched. A caller that starts the
-        search on another thread clears the stop flag itself first and passes clear_stop=False."""
+        search on another thread clears the stop flag itself first and passes clear_stop=False.
+        multi_pv (default: self.multi_pv) lines are searched and reported per iteration: the
+        root is searched once per line with the lines already found left out."""
         if clear_stop:
             self.core.clear_stop()
         start = time.monotonic_ns()
@@ -134,30 +146,39 @@ class Searcher:
         def elapsed() -> float:
             return (time.monotonic_ns() - start) / 1e9
 
-        def report(depth: int, value: int, bound: str) -> None:
+        def report(depth: int, value: int, bound: str, line: int = 1, pv: list[str] | None = None) -> None:
             if on_thinking is not None:
-                on_thinking(Thinking(depth, value, elapsed(), self.core.nodes, self.core.pv(), bound,
-                                     self.core.seldepth))
+                on_thinking(Thinking(depth, value, elapsed(), self.core.nodes, pv or self.core.pv(), bound,
+                                     self.core.seldepth, line))
 
-        for depth in range(1, max_depth + 1):
+        def aspirate(depth: int, previous: int, line: int) -> int:
+            """One root search to depth, its window widened until the score falls inside it."""
             delta = ASPIRATION_WINDOW
-            if depth >= 5 and abs(score) < MATE_THRESHOLD:
-                alpha, beta = max(score - delta, -INFINITE_SCORE), min(score + delta, INFINITE_SCORE)
+            if depth >= 5 and abs(previous) < MATE_THRESHOLD:
+                alpha, beta = max(previous - delta, -INFINITE_SCORE), min(previous + delta, INFINITE_SCORE)
             else:
                 alpha, beta = -INFINITE_SCORE, INFINITE_SCORE
             while True:
                 value = self.core.iterate(depth, alpha, beta)
                 if self.core.stopped:
-                    break
+                    return value
                 if value <= alpha:
-                    report(depth, value, "upper")
+                    report(depth, value, "upper", line)
                     alpha = max(value - delta, -INFINITE_SCORE)
                 elif value >= beta:
-                    report(depth, value, "lower")
+                    report(depth, value, "lower", line)
                     beta = min(value + delta, INFINITE_SCORE)
                 else:
-                    break
+                    return value
                 delta *= 2
+
+        line_count = max(1, min(self.multi_pv if multi_pv is None else multi_pv, moves))
+        line_scores = [0] * line_count
+        for depth in range(1, max_depth + 1):
+            if line_count == 1:
+                value = aspirate(depth, score, 1)
+            else:
+                value = self._search_lines(depth, line_scores, aspirate, report)
             if self.core.stopped:
                 # The root keeps the best move found so far first, even mid-iteration.
                 best = self.core.best_move()
@@ -171,8 +192,10 @@ class Searcher:
                 result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
                 break
             score = value
-            result = SearchResult(self.core.best_move(), score, depth, self.core.nodes, elapsed(), self.core.pv())
-            report(depth, score, "exact")
+            pv = self.core.pv() if line_count == 1 else self._line_pvs[0]
+            result = SearchResult(self.core.best_move(), score, depth, self.core.nodes, elapsed(), pv)
+            if line_count == 1:
+                report(depth, score, "exact")
             if self._open_ended:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
@@ -188,3 +211,26 @@ class Searcher:
         result.nodes = self.core.nodes
         result.seconds = elapsed()
         return result
+
+    def _search_lines(self, depth: int, scores: list[int], aspirate: Callable[[int, int, int], int],
+                      report: Callable[..., None]) -> int:
+        """One MultiPV iteration: line k searches the root moves not yet taken by lines 0..k-1;
+        then the lines are ordered by score and reported. Returns the best line's score (meaningless
+        when the search was stopped; the core's best move is still the best of a finished line)."""
+        pvs: list[list[str]] = []
+        for line in range(len(scores)):
+            self.core.set_root_first(line)
+            value = aspirate(depth, scores[line], line + 1)
+            if self.core.stopped:
+                self.core.set_root_first(0)
+                return value
+            scores[line] = value
+            pvs.append(self.core.pv())
+        self.core.set_root_first(0)
+        self.core.sort_root_lines(len(scores))
+        ranked = sorted(zip(scores, pvs), key=lambda pair: -pair[0])   # stable: ties keep their order
+        scores[:] = [value for value, _ in ranked]
+        self._line_pvs = [pv for _, pv in ranked]
+        for number, (value, pv) in enumerate(ranked, start=1):
+            report(depth, value, "exact", number, pv)
+        return scores[0]

@@ -20,6 +20,8 @@ from ponderosa.engine.learner import LearnFileError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, TestPosition
+from ponderosa.protocol.console_protocols import COMMAND_ENTRIES as PROTOCOL_COMMANDS
+from ponderosa.protocol.console_protocols import ProtocolCommands
 
 if TYPE_CHECKING:
     from ponderosa.engine.book_build import BuildReport
@@ -96,7 +98,7 @@ def format_score(score_for_white: int) -> str:
     return f"{score_for_white / 100:+.2f}"
 
 
-class Console:
+class Console(ProtocolCommands):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -143,7 +145,8 @@ class Console:
     def _print_thinking(self, line: Thinking) -> None:
         score = line.score if self.engine.white_to_move else -line.score
         marker = {"exact": "  ", "lower": "++", "upper": "--"}[line.bound]
-        self.say(f"{line.depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
+        depth = f"{line.depth}#{line.multipv}" if self.engine.multi_pv > 1 else str(line.depth)   # MultiPV line
+        self.say(f"{depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
                  f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}")
 
     def show_search_summary(self, result: SearchResult) -> None:
@@ -645,6 +648,7 @@ class Console:
         self.say(f"Total nodes: {result.nodes}")
         self.say(f"Time: {result.seconds:.2f}s")
         self.say(f"Nodes/second: {int(result.nodes_per_second)}")
+        self.say(f"{result.nodes} nodes {int(result.nodes_per_second)} nps")   # OpenBench reads this line
 
     def cmd_test(self, args: list[str]) -> None:
         if not args or len(args) > 2:
@@ -1028,6 +1032,7 @@ COMMANDS: list[Command] = [
     Command(("log",), Console.cmd_log, "log on|off|N", "log to ponderosa.log; N: show its last N lines"),
     Command(("quit", "end", "exit"), Console.cmd_quit, "quit | end | exit", "leave the program"),
     Command(("xboard",), Console.cmd_xboard, "xboard", "switch to the XBoard/WinBoard protocol"),
+    *[Command(*entry) for entry in PROTOCOL_COMMANDS],   # type: ignore[arg-type]
 ]
 BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
     "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,
