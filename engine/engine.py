@@ -220,6 +220,12 @@ class Engine:
     def play_own_move(self, uci: str, searched: SearchResult | None = None) -> str:
         """Play the engine's own move (searched, or from the book when searched is None); the
         learner notes it. Returns the move in SAN."""
+        uci = self.note_own_move(uci, searched)
+        return self.make_move(uci)
+
+    def note_own_move(self, uci: str, searched: SearchResult | None = None) -> str:
+        """Tell the learner the engine chose this move here, without playing it (UCI: the GUI's
+        next `position` plays it). Returns the move in UCI."""
         uci = self.parse_move(uci)
         white = self.game.turn == chess.WHITE
         sample = None
@@ -227,7 +233,7 @@ class Engine:
             score = max(-LEARN_SCORE_CAP, min(LEARN_SCORE_CAP, searched.score))
             sample = SearchSample(score if white else -score, searched.depth)
         self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample)
-        return self.make_move(uci)
+        return uci
 
     def finish_game(self, result: str) -> None:
         """The game is over ("1-0", "0-1" or "1/2-1/2"): learn from it (once)."""

@@ -304,7 +304,7 @@ class UciSession:
         if probe.move is None:
             return False
         self.info_string(f"book move {self.engine.san(probe.move)} ({probe.chance * 100:.0f}%)")
-        self.engine.play_own_move(probe.move, None)
+        self.engine.note_own_move(probe.move, None)
         self.out.line(f"bestmove {probe.move}")
         return True
 
@@ -401,7 +401,7 @@ class UciSession:
 
     def _send_bestmove(self, result: SearchResult, record: bool) -> None:
         """`bestmove X [ponder Y]`; a move played in a game (not a ponder miss or analysis) is noted
-        for the learner and made on the engine's board, so the GUI's next position is incremental."""
+        for the learner; the board stays as the GUI set it (its next `position` plays the move)."""
         move = result.best_move
         if move is None or move not in self.engine.legal_moves():
             self.out.line("bestmove 0000")
@@ -412,7 +412,7 @@ class UciSession:
         if ponder is not None and chess.Move.from_uci(ponder) not in after.legal_moves:
             ponder = None
         if record and not self.analyse_mode:
-            self.engine.play_own_move(move, result)
+            self.engine.note_own_move(move, result)
         self.out.line(f"bestmove {move}" + (f" ponder {ponder}" if ponder else ""))
 
     def cmd_stop(self, args: str) -> None:

@@ -34,7 +34,7 @@ SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructur
 OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Hash": ("spin", 64, 1, 4096), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
     "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, 1), "Log": ("check", 0, 0, 1),
-    "Resign": ("spin", 0, 0, 50), "Learn": ("spin", 7, 0, 7),
+    "Resign": ("spin", 0, 0, 50), "Learn": ("spin", 7, 0, 7), "MultiPV": ("spin", 1, 1, 256),
     **{name: ("spin", 0, -100, 500) if name == "Asymmetry" else ("spin", 100, 0, 1000) for name in SCALE_OPTIONS},
 }
 EDIT_PASSTHROUGH = ("ping", "quit")   # still obeyed inside edit mode, where no piece command looks like them
@@ -711,6 +711,8 @@ class XBoardSession:
             self.engine.book.enabled = bool(number)
         elif name == "Learn":
             self.engine.learner.mask = number   # 1 book, 2 position, 4 result learning
+        elif name == "MultiPV":
+            self.engine.multi_pv = number       # lines per iteration, each a thinking line
         elif name in ("Threads", "Log"):
             if name == "Log":
                 set_logging(bool(number))
