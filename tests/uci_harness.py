@@ -109,7 +109,8 @@ class UciEngine:
 
     def fail(self, message: str) -> AssertionError:
         tail = "\n".join(self.transcript[-40:])
-        return AssertionError(f"{message}\n--- transcript (last 40 lines) ---\n{tail}\n--- stderr ---\n{self.stderr[-2000:]}")
+        return AssertionError(f"{message}\n--- transcript (last 40 lines) ---\n{tail}\n"
+                              f"--- stderr ---\n{self.stderr[-2000:]}")
 
     def read(self, seconds: float) -> Line | None:
         try:
