@@ -183,7 +183,7 @@ class Console(ProtocolCommands):
         except IllegalMoveError:
             self.say(f"Illegal move: {text}")
             return
-        self.engine.worker.stop()   # a ponder search, if any, is of no further use
+        self.engine.end_search()   # a ponder search, if any, is of no further use
         self._charge_clock(self.engine.game.turn)
         self.engine.make_move(uci)
         self._reply_if_engine_to_move()
@@ -258,7 +258,7 @@ class Console(ProtocolCommands):
     def cmd_force(self, args: list[str]) -> None:
         """force MOVE: take back the engine's last move and play MOVE instead (Crafty);
         force alone: the engine stops playing either side until `go`."""
-        self.engine.worker.stop()
+        self.engine.end_search()
         if not args:
             self.engine_side = None
             return
@@ -272,7 +272,7 @@ class Console(ProtocolCommands):
             self.say(f"Illegal move: {args[0]}")
 
     def cmd_remove(self, args: list[str]) -> None:
-        self.engine.worker.stop()
+        self.engine.end_search()
         for _ in range(2):
             try:
                 self.engine.undo()
@@ -399,7 +399,7 @@ class Console(ProtocolCommands):
         if word in ("on", "off"):
             self.ponder_enabled = word == "on"
             if not self.ponder_enabled:
-                self.engine.worker.stop()
+                self.engine.end_search()
             return
         try:
             self.ponder_move = self.engine.parse_move(args[0])
@@ -594,12 +594,8 @@ class Console(ProtocolCommands):
 
     def _start_pondering(self) -> None:
         """Think on the expected reply while the user thinks (silently); the next move stops it."""
-        move = self.ponder_move
-        if not self.ponder_enabled or move is None or move not in self.engine.legal_moves():
-            return
-        board = self.engine.board.copy()
-        board.push_uci(move)
-        self.engine.worker.start(board, SearchLimits(), None, lambda serial, result: None)
+        if self.ponder_enabled:
+            self.engine.ponder(self.ponder_move, SearchLimits(), None, lambda serial, result: None)
 
     def _clock_text(self, colour: bool) -> str:
         tenths = round(max(0.0, self.clock_seconds.get(colour, 0.0)) * 10)
@@ -617,7 +613,7 @@ class Console(ProtocolCommands):
         while True:
             self._start_analysis()
             line = self.input.readline()
-            self.engine.worker.stop()
+            self.engine.end_search()
             words = line.split()
             if not line or (words and words[0].lower() in ("exit", "quit", "end")):
                 if words and words[0].lower() in ("quit", "end"):
@@ -639,7 +635,7 @@ class Console(ProtocolCommands):
 
     def _start_analysis(self) -> None:
         self.say("       depth    time   score   variation")
-        self.engine.worker.start(self.engine.board, SearchLimits(), self.show_thinking, lambda serial, result: None)
+        self.engine.start_search(SearchLimits(), self.show_thinking, lambda serial, result: None)
 
     def cmd_bench(self, args: list[str]) -> None:
         depth = _positive_int(args, "bench [DEPTH]") if args else None
@@ -925,7 +921,7 @@ class Console(ProtocolCommands):
         """result 1-0|0-1|1/2-1/2: the game is over (the engine learns from it)."""
         if len(args) < 1 or args[0] not in ("1-0", "0-1", "1/2-1/2"):
             raise CommandError("usage: result 1-0|0-1|1/2-1/2")
-        self.engine.worker.stop()
+        self.engine.end_search()
         self.engine.finish_game(args[0])
         self.engine_side = None
 

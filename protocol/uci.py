@@ -95,6 +95,7 @@ class ActiveSearch:
     go: GoCommand
     white: bool                          # side to move in the searched position
     started: float = 0.0
+    ponder_move: str | None = None       # the GUI's predicted move, taken back while pondering on it
     stop_sent: bool = False              # `stop` came: the bestmove is due as soon as there is one
     result: SearchResult | None = None   # a ponder/infinite search that ended before stop/ponderhit
     last_progress: float = 0.0
@@ -145,7 +146,7 @@ class UciSession:
             except Exception:   # a bug must never end a game: log it, say it, keep going
                 log.exception("error while handling %r", payload)
                 self.info_string(f"internal error while handling {str(payload[0]).strip()!r}")
-        self.engine.worker.stop()
+        self.engine.end_search()
 
     def _read(self, stream: TextIO) -> None:
         for raw in stream:
@@ -355,8 +356,31 @@ class UciSession:
         def finished(serial: int, result: SearchResult) -> None:
             self.events.put(("done", serial, result))
 
-        search.serial = self.engine.worker.start(self.engine.board, limits, thinking, finished, excluded)
+        expected = self._predicted_move() if kind == "ponder" else None
+        serial = None
+        if expected is not None:
+            # The GUI's position ends with the predicted reply: take it back and ponder on it through
+            # the engine's one ponder call, as XBoard does; a ponder hit plays it again.
+            self.engine.undo()
+            serial = self.engine.ponder(expected, limits, thinking, finished)
+            if serial is None:
+                self.engine.make_move(expected)
+            search.ponder_move = expected if serial is not None else None
+        if serial is None:
+            serial = self.engine.start_search(limits, thinking, finished, excluded)
+        search.serial = serial
         self.active = search
+
+    def _predicted_move(self) -> str | None:
+        """The last move of the game (the predicted reply a `go ponder` thinks about), if any."""
+        stack = self.engine.game.move_stack
+        return stack[-1].uci() if stack else None
+
+    def _restore_predicted_move(self, active: ActiveSearch) -> None:
+        """Pondering ended without a hit: the board is again the GUI's (with the predicted move)."""
+        if active.ponder_move is not None:
+            self.engine.make_move(active.ponder_move)
+            active.ponder_move = None
 
     def info_line(self, report: Thinking) -> str:
         """`info depth seldepth multipv score nodes nps time hashfull tbhits pv` for one report."""
@@ -377,7 +401,7 @@ class UciSession:
     def _report_progress(self) -> None:
         """At most once a second, while a search runs: the root move searched, and the counters."""
         active = self.active
-        if active is None or active.result is not None or not self.engine.worker.busy:
+        if active is None or active.result is not None or not self.engine.searching:
             return
         now = time.monotonic()
         if now - active.started < PROGRESS_INTERVAL or now - active.last_progress < PROGRESS_INTERVAL:
@@ -424,6 +448,7 @@ class UciSession:
         active.stop_sent = True
         if active.kind == "ponder":
             active.kind = "ponder-miss"
+            self._restore_predicted_move(active)
         if active.result is not None:
             self.active = None
             self._send_bestmove(active.result, record)
@@ -437,6 +462,7 @@ class UciSession:
         if active is None or active.kind != "ponder":
             return
         active.kind = "think"
+        self._restore_predicted_move(active)   # the predicted move was played: the game has it again
         if active.result is not None:
             result, self.active = active.result, None
             self._send_bestmove(result, record=True)
@@ -447,7 +473,7 @@ class UciSession:
                 return   # the depth or node limit ends it, as it would have without pondering
             budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE)
         hard = deadline_seconds(budget.hard_seconds)
-        self.engine.worker.set_time_budget(min(deadline_seconds(budget.soft_seconds), hard), hard)
+        self.engine.set_time_budget(min(deadline_seconds(budget.soft_seconds), hard), hard)
 
     def cmd_quit(self, args: str) -> None:
         self.running = False
@@ -463,7 +489,7 @@ class UciSession:
         if active is None:
             return
         self.cmd_stop("")
-        self.engine.worker.stop()
+        self.engine.end_search()
         self._drain_done(active.serial)
 
     def _drain_done(self, serial: int) -> None:
