@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from uci_harness import UciEngine
 
-LINES_PER_MODE = 1200          # 3 modes: 3,600 lines a run
+LINES_PER_MODE = 900           # 3 modes: 2,700 lines a run
 BATCH = 120
 READY_SECONDS = 10.0
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
