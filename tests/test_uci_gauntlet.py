@@ -33,8 +33,9 @@ def test_sixty_games_through_uci(tmp_path: Path) -> None:
     missing = [name for name in OPPONENTS if shutil.which(name) is None and not Path("/usr/games", name).exists()]
     if missing:
         pytest.skip(f"opponents not installed: {', '.join(missing)} (apt-get install {' '.join(missing)})")
-    done = subprocess.run(["nice", "-n", "19", sys.executable, str(MATCH), "--engine", "ponderosa", "--concurrency", CONCURRENCY,
-                           "--engine-protocol", "uci", "--games", "12", "--tc", TIME_CONTROL, "--seed", "2026",
+    done = subprocess.run(["nice", "-n", "19", sys.executable, str(MATCH), "--engine", "ponderosa",
+                           "--concurrency", CONCURRENCY, "--engine-protocol", "uci", "--games", "12",
+                           "--tc", TIME_CONTROL, "--seed", "2026",
                            "--pgn", str(tmp_path / "uci-gauntlet.pgn")],
                           capture_output=True, text=True, timeout=4 * 3600, cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr[-3000:]
