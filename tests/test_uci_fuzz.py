@@ -111,7 +111,7 @@ def test_fuzz_mode(mode: str) -> None:
         assert "Traceback" not in engine.stderr, engine.stderr
         assert "internal error" not in "\n".join(engine.transcript[-400:]), engine.transcript[-60:]
 
-    @settings(max_examples=LINES_PER_MODE // BATCH, deadline=None, database=None,
+    @settings(max_examples=LINES_PER_MODE // BATCH + 1, deadline=None, database=None,
               derandomize=os.environ.get("PONDEROSA_FUZZ_RANDOM") is None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(st.lists(lines, min_size=BATCH, max_size=BATCH))
