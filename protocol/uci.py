@@ -25,8 +25,9 @@ from ponderosa.engine.clock import (
 from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.learned import LearnedStoreError
+from ponderosa.engine.opening_book import BookProbe
 from ponderosa.engine.opponent import parse_uci_opponent
-from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
+from ponderosa.engine.search import MAX_DEPTH, SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.protocol.uci_options import UCI_OPTIONS, apply_option
 from ponderosa.protocol.xboard import ENGINE_NAME, Output, set_logging, tolerate_bad_bytes
 
@@ -35,6 +36,7 @@ log = logging.getLogger("ponderosa.uci")
 AUTHOR = "the Ponderosa developers"
 PROGRESS_INTERVAL = 1.0      # seconds between currmove/progress lines (at most once a second)
 MAX_MATE_MOVES = 50          # `go mate N` searches 2N plies; more than this is no mate search
+MAX_NODES = 1 << 62          # a node limit the core's 64-bit counter can hold
 GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime")
 
 
@@ -287,35 +289,31 @@ class UciSession:
                     self.info_string(f"searchmoves: illegal move {text} ignored")
             excluded = set(legal) - chosen if chosen else set()
         kind = "ponder" if go.ponder else "infinite" if go.infinite else "think"
-        if kind == "think" and not excluded and self._play_from_book():
-            return
         limits = self._limits(go, kind)
-        if kind == "think" and not excluded and not self.analyse_mode:
-            probe = self.engine.book_probe() if self.engine.book.enabled else None
-            if probe is not None and probe.search_only:
+        if kind == "think" and not excluded and not self.analyse_mode and self.engine.book.enabled:
+            probe = self.engine.book_probe()   # once per move: a probe also ages the learned data
+            if probe.move is not None:
+                self._play_book_move(probe)
+                return
+            if probe.search_only:
                 limits, excluded = self.engine.book_search(probe, limits)
                 self.info_string(f"searching only the book moves {' '.join(probe.search_only)}")
         self._start(kind, go, limits, excluded)
 
-    def _play_from_book(self) -> bool:
-        """The book's move, played at once (not in analysis mode)."""
-        if self.analyse_mode or not self.engine.book.enabled:
-            return False
-        probe = self.engine.book_probe()
-        if probe.move is None:
-            return False
+    def _play_book_move(self, probe: BookProbe) -> None:
+        """The book's move, answered at once and noted for book learning."""
+        assert probe.move is not None
         self.info_string(f"book move {self.engine.san(probe.move)} ({probe.chance * 100:.0f}%)")
         self.engine.note_own_move(probe.move, None)
         self.out.line(f"bestmove {probe.move}")
-        return True
 
     def _limits(self, go: GoCommand, kind: str) -> SearchLimits:
         numbers = go.numbers
-        depth = numbers.get("depth") or None
+        depth = min(numbers.get("depth") or 0, MAX_DEPTH) or None
         if "mate" in numbers and numbers["mate"] > 0:
             mate_depth = 2 * min(numbers["mate"], MAX_MATE_MOVES)
             depth = min(depth, mate_depth) if depth else mate_depth
-        nodes = numbers.get("nodes") or None
+        nodes = min(numbers.get("nodes") or 0, MAX_NODES) or None   # the core counts in 64 bits
         if kind == "infinite":
             return SearchLimits()
         if kind == "ponder":
