@@ -350,3 +350,23 @@ def test_parse_go_reports_problems() -> None:
     go = parse_go("wtime 100 btime -5 infinite searchmoves e2e4 d2d4 ponder depth x nodes 7 bogus mate")
     assert go.numbers == {"wtime": 100, "btime": 0, "nodes": 7} and go.infinite and go.ponder
     assert go.searchmoves == ["e2e4", "d2d4"] and len(go.problems) == 4
+
+
+def test_clock_budgets_come_from_the_one_allocation() -> None:
+    """UCI's clocks go through engine/clock.py's allocate, as XBoard's level/time/otim do."""
+    from ponderosa.engine.clock import (
+        MIN_BUDGET,
+        TimeControl,
+        allocate,
+        budget_for_move_time,
+        budget_from_clocks,
+        deadline_seconds,
+    )
+    assert budget_from_clocks(60.0, 60.0, 1.0) == allocate(TimeControl(0, 60.0, 1.0), 60.0, 60.0, 0)
+    assert budget_from_clocks(60.0, None, 0.0, 20) == allocate(TimeControl(20, 60.0, 0.0), 60.0, None, 0)
+    last_move = budget_from_clocks(1.0, None, 0.0, 1)
+    assert last_move.hard_seconds <= 0.5 and last_move.soft_seconds <= last_move.hard_seconds
+    assert budget_from_clocks(-3.0, None).hard_seconds == MIN_BUDGET        # a clock below zero: move at once
+    assert budget_for_move_time(1.0).hard_seconds == pytest.approx(0.95)     # the latency margin of `st`
+    assert budget_from_clocks(10.0, None, pondering=True).soft_seconds > budget_from_clocks(10.0, None).soft_seconds
+    assert deadline_seconds(float("nan")) == MIN_BUDGET and deadline_seconds(1e30) == 1e7
