@@ -36,6 +36,7 @@ log = logging.getLogger("ponderosa.uci")
 AUTHOR = "the Ponderosa developers"
 PROGRESS_INTERVAL = 1.0      # seconds between currmove/progress lines (at most once a second)
 MAX_MATE_MOVES = 50          # `go mate N` searches 2N plies; more than this is no mate search
+MAX_GAME_PLIES = 3500        # the core's history holds 4,096 plies, game and search together
 MAX_NODES = 1 << 62          # a node limit the core's 64-bit counter can hold
 GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime")
 
@@ -147,7 +148,7 @@ class UciSession:
                     self.cmd_quit("")
             except Exception:   # a bug must never end a game: log it, say it, keep going
                 log.exception("error while handling %r", payload)
-                self.info_string(f"internal error while handling {str(payload[0]).strip()!r}")
+                self.info_string(f"internal error while handling {str(payload[0]).strip()[:80]!r}")
         self.engine.end_search()
 
     def _read(self, stream: TextIO) -> None:
@@ -239,6 +240,10 @@ class UciSession:
             except FenError as error:
                 self.info_string(f"bad FEN: {error}: position unchanged")
                 return
+        if len(words) - moves_at - 1 > MAX_GAME_PLIES:
+            self.info_string(f"position: {len(words) - moves_at - 1} moves is more than the {MAX_GAME_PLIES} "
+                             "plies of history the engine keeps: position unchanged")
+            return
         board = chess.Board(fen)
         moves: list[str] = []
         for text in words[moves_at + 1:]:

@@ -117,10 +117,11 @@ def test_position_startpos_fen_moves_and_ucinewgame(uci) -> None:
 def test_bad_positions_keep_the_last_legal_position(uci) -> None:
     engine = uci()
     engine.send(f"position fen {MIDGAME}")
-    engine.send("position fen rnbqkbnr/pppppppp/8/8 w KQkq - 0 1", "position fen", "position", "position sideways")
+    engine.send("position fen rnbqkbnr/pppppppp/8/8 w KQkq - 0 1", "position fen", "position", "position sideways",
+                "position startpos moves " + " ".join(["g1f3 g8f6 f3g1 f6g8"] * 1100))   # beyond the core's history
     move, _, seen = engine.search("go depth 1")
     strings = [line.text for line in seen if line.text.startswith("info string")]
-    assert len(strings) == 4, strings
+    assert len(strings) == 5 and "internal error" not in " ".join(strings), strings
     assert chess.Move.from_uci(move) in chess.Board(MIDGAME).legal_moves
     # An illegal move: the position before it stands, the moves after it are dropped.
     move, _, seen = engine.search("position startpos moves e2e4 e7e5 e1e3 d7d5", "go depth 1")
