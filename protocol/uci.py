@@ -309,8 +309,8 @@ class UciSession:
         """The book's move, answered at once and noted for book learning."""
         assert probe.move is not None
         self.info_string(f"book move {self.engine.san(probe.move)} ({probe.chance * 100:.0f}%)")
-        self.engine.note_own_move(probe.move, None)
         self.out.line(f"bestmove {probe.move}")
+        self.engine.note_own_move(probe.move, None)   # after the answer (see _send_bestmove)
 
     def _limits(self, go: GoCommand, kind: str) -> SearchLimits:
         numbers = go.numbers
@@ -438,9 +438,10 @@ class UciSession:
         ponder = result.ponder_move
         if ponder is not None and chess.Move.from_uci(ponder) not in after.legal_moves:
             ponder = None
-        if record and not self.analyse_mode:
-            self.engine.note_own_move(move, result)
         self.out.line(f"bestmove {move}" + (f" ponder {ponder}" if ponder else ""))
+        if record and not self.analyse_mode:
+            # After the answer: the learner may write to its store (110 ms measured), on the engine's time.
+            self.engine.note_own_move(move, result)
 
     def cmd_stop(self, args: str) -> None:
         """bestmove at once: the search stops at its next poll (the same bound as XBoard's `?`)."""
