@@ -1,5 +1,5 @@
 """Random and malformed input for `ponderosa --uci` (hypothesis), like the XBoard fuzz test: one
-engine process per mode (idle, searching, pondering), batches of generated lines; after each
+engine process per mode (idle, searching, pondering), batches of generated lines (600 per mode); after each
 batch `stop` and `isready` must bring `readyok`, every line printed must be a UCI line, and no
 traceback may appear. The generator never sends `quit` and keeps Hash small."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from uci_harness import UciEngine
 
-LINES_PER_MODE = 900           # 3 modes: 2,700 lines a run
+LINES_PER_MODE = 600           # 3 modes: 1,800 lines a run
 BATCH = 120
 READY_SECONDS = 10.0
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
