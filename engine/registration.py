@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-ENGINE_TITLE = "Ponderosa"
+from ponderosa.engine.identity import NAME
+
+ENGINE_TITLE = NAME
 PLUGIN_NAME = "ponderosa"
 MASTER_SETTINGS = Path("/etc/xboard/xboard.conf")
 ENGINE_LIST = re.compile(r"^-firstChessProgramNames\s*\{(.*?)^\}", re.MULTILINE | re.DOTALL)

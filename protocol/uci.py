@@ -24,12 +24,13 @@ from ponderosa.engine.clock import (
 )
 from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError, validate_fen
+from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.learned import LearnedStoreError
 from ponderosa.engine.opening_book import BookProbe
 from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.protocol.uci_options import UCI_OPTIONS, apply_option
-from ponderosa.protocol.xboard import ENGINE_NAME, Output, set_logging, tolerate_bad_bytes
+from ponderosa.protocol.xboard import Output, set_logging, tolerate_bad_bytes
 
 log = logging.getLogger("ponderosa.uci")
 
@@ -174,7 +175,7 @@ class UciSession:
     # -- commands ---------------------------------------------------------------
 
     def cmd_uci(self, args: str) -> None:
-        self.out.line(f"id name {ENGINE_NAME}")
+        self.out.line(f"id name {FULL_NAME}")
         self.out.line(f"id author {AUTHOR}")
         for option in UCI_OPTIONS:
             self.out.line(option.declaration(self.engine))
