@@ -59,5 +59,7 @@ cdef struct SearchState:   # one thread's search: everything here but *tt and *s
     bint tb_probing        # probe the Syzygy WDL tables in the tree
     int tb_probe_depth     # least remaining depth (quarter plies) at which a node probes
     uint64_t tbhits
+    int root_index         # the root move being searched now (read by another thread for UCI currmove)
+    int root_first         # MultiPV: root moves before this index are lines already found this iteration
 
 cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil

@@ -590,7 +590,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
 
 
 cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil:
-    """One iteration over the root moves; the best so far is kept at root_moves[0]."""
+    """One iteration over the root moves from root_first on; the best so far is kept at
+    root_moves[root_first] (0 but for the later lines of a MultiPV search)."""
     cdef Position* pos = &s.pos
     cdef int i, j, score, best_score = -INFINITE, new_depth, ext
     cdef uint64_t nodes_before
@@ -598,16 +599,18 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
     cdef bint gives_check
     s.pv_length[0] = 0
     s.static_evals[0] = -INFINITE
-    for i in range(s.root_count):
+    cdef int first = s.root_first
+    for i in range(first, s.root_count):
         s.root_moves[i].nodes = 0
-    for i in range(s.root_count):
+    for i in range(first, s.root_count):
         nodes_before = s.nodes
+        s.root_index = i
         do_move(pos, s.root_moves[i].move)
         gives_check = in_check(pos)
         s.in_check[1] = gives_check
         ext = s.ext_check if gives_check else 0
         new_depth = depth - ONE_PLY + (ext if ext < ONE_PLY else ONE_PLY)
-        if i == 0:
+        if i == first:
             score = -search(s, -beta, -alpha, new_depth, 1, True)
         else:
             score = -search(s, -alpha - 1, -alpha, new_depth, 1, True)
@@ -627,9 +630,9 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
             s.pv_length[0] = s.pv_length[1] if s.pv_length[1] > 1 else 1
             # Keep the best move first: a stop now still plays the best move found so far.
             found = s.root_moves[i]
-            for j in range(i, 0, -1):
+            for j in range(i, first, -1):
                 s.root_moves[j] = s.root_moves[j - 1]
-            s.root_moves[0] = found
+            s.root_moves[first] = found
             if score >= beta:
                 break
             alpha = score
@@ -639,13 +642,15 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
 
 
 cdef void order_root_moves(SearchState* s) noexcept nogil:
-    """After an iteration: best move first, the rest by the effort their refutation took."""
+    """After an iteration: best move first, the rest by the effort their refutation took
+    (lines before root_first stay where they are)."""
     cdef int i, j
+    cdef int first = s.root_first
     cdef RootMove key
-    for i in range(2, s.root_count):
+    for i in range(first + 2, s.root_count):
         key = s.root_moves[i]
         j = i - 1
-        while j >= 1 and s.root_moves[j].nodes < key.nodes:
+        while j >= first + 1 and s.root_moves[j].nodes < key.nodes:
             s.root_moves[j + 1] = s.root_moves[j]
             j -= 1
         s.root_moves[j + 1] = key
@@ -790,6 +795,8 @@ cdef class Search:
             self.s.root_moves[count].nodes = 0
             count += 1
         self.s.root_count = count
+        self.s.root_first = 0
+        self.s.root_index = 0
         self.s.nodes = 0
         self.s.nodes_reported = 0
         self.s.tbhits = 0
@@ -907,9 +914,43 @@ cdef class Search:
     def best_move(self) -> str:
         return move_to_uci(self.s.root_moves[0].move)
 
+    def set_root_first(self, int first) -> None:
+        """MultiPV: the next iterate() searches only root moves from index `first` on (the
+        lines before it were found earlier in this iteration); 0 searches them all."""
+        if not 0 <= first < self.s.root_count:
+            raise ValueError(f"root line {first} out of range 0..{self.s.root_count - 1}")
+        self.s.root_first = first
+
+    def current_move(self) -> tuple:
+        """(root move being searched, its 1-based number): for progress reports from another
+        thread while the search runs; a racy read of two ints, good enough for a display."""
+        cdef int index = self.s.root_index
+        if not 0 <= index < self.s.root_count:
+            return None, 0
+        return move_to_uci(self.s.root_moves[index].move), index + 1
+
+    def line_move(self) -> str:
+        """The best move of the line searched last (root_moves[root_first])."""
+        return move_to_uci(self.s.root_moves[self.s.root_first].move)
+
+    def sort_root_lines(self, int count) -> None:
+        """MultiPV: order the first `count` root moves by the exact scores their lines got
+        (a later line may score above an earlier one); stable, so ties keep their order."""
+        cdef int i, j
+        cdef RootMove key
+        if count > self.s.root_count:
+            count = self.s.root_count
+        for i in range(1, count):
+            key = self.s.root_moves[i]
+            j = i - 1
+            while j >= 0 and self.s.root_moves[j].score < key.score:
+                self.s.root_moves[j + 1] = self.s.root_moves[j]
+                j -= 1
+            self.s.root_moves[j + 1] = key
+
     def pv(self) -> list:
         if self.s.pv_length[0] == 0:
-            return [self.best_move()]
+            return [self.line_move()]
         return [move_to_uci(self.s.pv[0][i]) for i in range(self.s.pv_length[0])]
 
     @property

@@ -336,3 +336,30 @@ def _fixed_time_budget(seconds_per_move: float, own_seconds: float | None) -> Ti
         budget = min(budget, clock - safety_margin(clock))
     budget = max(MIN_BUDGET, budget)
     return TimeBudget(soft_seconds=budget, hard_seconds=budget)
+
+
+MAX_DEADLINE_SECONDS = 1e7   # longer than any game, and still a 64-bit nanosecond deadline
+
+
+def budget_from_clocks(own_seconds: float, opponent_seconds: float | None = None, increment_seconds: float = 0.0,
+                       moves_to_go: int | None = None, *, usage_percent: int = 0,
+                       pondering: bool = False) -> TimeBudget:
+    """The budget for a move when the GUI sends the clocks as they stand (UCI's go wtime/btime/
+    winc/binc/movestogo): the clock is a session of moves_to_go moves (sudden death without
+    it) that starts now, allocated by the same `allocate` as XBoard's level/time/otim."""
+    own = max(0.0, own_seconds)
+    control = TimeControl(moves_per_session=max(0, moves_to_go or 0), base_seconds=own,
+                          increment_seconds=max(0.0, increment_seconds))
+    return allocate(control, own, opponent_seconds, 0, usage_percent=usage_percent, pondering=pondering)
+
+
+def budget_for_move_time(seconds: float) -> TimeBudget:
+    """A fixed time for this move (UCI's go movetime, XBoard's st): less the latency margin."""
+    return allocate(TimeControl(seconds_per_move=max(0.0, seconds)), None, None, 0)
+
+
+def deadline_seconds(seconds: float) -> float:
+    """A limit the search can turn into a nanosecond deadline (no NaN, none absurdly long)."""
+    if math.isnan(seconds):
+        return MIN_BUDGET
+    return min(max(seconds, MIN_BUDGET), MAX_DEADLINE_SECONDS)

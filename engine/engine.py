@@ -29,6 +29,7 @@ from ponderosa.engine.opening_book import (
     BookProbe,
     OpeningBook,
 )
+from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.tablebases import Tablebases
@@ -149,6 +150,7 @@ class Engine:
         self.record = GameRecord()          # tags and result of the current game (engine/records.py)
         self.game_files = GameFiles()       # log.NNN / game.NNN, when logging is on
         self.players: Callable[[], Players] = Players   # the protocol layer says who plays which side
+        self.opponent = Opponent()          # who the engine plays (UCI_Opponent; XBoard's name/rating)
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
         self._prefault.start()
@@ -272,6 +274,12 @@ class Engine:
     def play_own_move(self, uci: str, searched: SearchResult | None = None) -> str:
         """Play the engine's own move (searched, or from the book when searched is None); the
         learner notes it. Returns the move in SAN."""
+        uci = self.note_own_move(uci, searched)
+        return self.make_move(uci)
+
+    def note_own_move(self, uci: str, searched: SearchResult | None = None) -> str:
+        """Tell the learner the engine chose this move here, without playing it (UCI: the GUI's
+        next `position` plays it). Returns the move in UCI."""
         uci = self.parse_move(uci)
         white = self.game.turn == chess.WHITE
         sample = None
@@ -279,7 +287,7 @@ class Engine:
             score = max(-LEARN_SCORE_CAP, min(LEARN_SCORE_CAP, searched.score))
             sample = SearchSample(score if white else -score, searched.depth)
         self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample)
-        return self.make_move(uci)
+        return uci
 
     def finish_game(self, result: str) -> None:
         """The game is over ("1-0", "0-1" or "1/2-1/2"): learn from it (once)."""
@@ -304,6 +312,11 @@ class Engine:
         self.book.learned = store
         self.learner.store = store
         old.close()
+
+    def set_opponent(self, opponent: Opponent) -> None:
+        """Who the engine plays: the learner records the name (the server rules read the rest)."""
+        self.opponent = opponent
+        self.learner.opponent = opponent.name or "?"
 
     def import_learning(self, path: str, clear: bool = False) -> int:
         """Learn from a book.lrn or position.lrn file (Crafty's import)."""
@@ -481,6 +494,17 @@ class Engine:
         """Ask the running search to stop (it still reports its result); does not wait."""
         self.searcher.stop()
 
+    @property
+    def multi_pv(self) -> int:
+        """Lines searched and reported per iteration (UCI MultiPV, XBoard option, console `multipv`)."""
+        return self.searcher.multi_pv
+
+    @multi_pv.setter
+    def multi_pv(self, lines: int) -> None:
+        if lines < 1:
+            raise ValueError(f"MultiPV must be 1 or more, got {lines}")
+        self.searcher.multi_pv = lines
+
     # -- searches on the search thread (non-blocking) ---------------------------
 
     def start_search(self, limits: SearchLimits, on_thinking: Callable[[Thinking], None] | None,
@@ -627,7 +651,7 @@ class Engine:
                 self.tt.wipe()
                 self.evaluator.clear()
                 self.searcher.core.clear()
-                result = self.think(SearchLimits(depth=depth), threads=threads)
+                result = self.searcher.run(self.board, SearchLimits(depth=depth), threads=threads, multi_pv=1)
                 nodes += result.nodes
                 seconds += result.seconds
                 if on_position is not None:

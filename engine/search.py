@@ -50,6 +50,7 @@ class Thinking:
     bound: str = "exact"    # "exact", "lower" (fail high) or "upper" (fail low)
     seldepth: int = 0
     tbhits: int | None = None   # tablebase probes that found a table; None when no tables are loaded
+    multipv: int = 1        # which line (1 = best) of a MultiPV search
 
 
 @dataclass
@@ -92,6 +93,9 @@ class Searcher:
         self.tablebases: Tablebases | None = None   # Syzygy root filter and probing settings
         self._root_tbhits: int | None = None         # probes of the root filter; None: no tables
 
+        self.multi_pv = 1              # lines reported per iteration (UCI MultiPV); 1 = the plain search
+        self._line_pvs: list[list[str]] = []   # the last MultiPV iteration's lines, best first
+
     def expect_search(self) -> None:
         """A search is about to start on another thread: a time budget given before it has set
         its limits (a ponder hit right after the ponder search was started) is kept for it."""
@@ -107,6 +111,12 @@ class Searcher:
         for a new search (or they would go on with the old one) or the table is touched."""
         if self.helpers is not None:
             self.helpers.park()
+
+    def progress(self) -> tuple[str | None, int, int, float]:
+        """(root move being searched, its number, nodes so far, seconds since the search began),
+        read from another thread while a search runs (UCI's currmove and periodic info lines)."""
+        move, number = self.core.current_move()
+        return move, number, self.core.shared_nodes, (time.monotonic_ns() - self._start_ns) / 1e9
 
     def set_time_budget(self, soft_seconds: float, hard_seconds: float) -> None:
         """Give a running open-ended search (a ponder search after a ponder hit) a time budget.
@@ -137,13 +147,16 @@ class Searcher:
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
             should_continue: Callable[[int, str], bool] | None = None,
-            excluded: Collection[str] = (), clear_stop: bool = True, threads: int | None = None) -> SearchResult:
+            excluded: Collection[str] = (), clear_stop: bool = True, threads: int | None = None,
+            multi_pv: int | None = None) -> SearchResult:
         """Search until a limit is reached or stop() is called.
 
         should_continue(depth, best_move) is asked after each iteration (test suites use it
         for early exit); root moves in `excluded` are not searched. A caller that starts the
         search on another thread clears the stop flag itself first and passes clear_stop=False.
-        threads caps the threads of this search (bench runs one); None uses all the pool has."""
+        threads caps the threads of this search (bench runs one); None uses all the pool has.
+        multi_pv (default: self.multi_pv) lines are searched and reported per iteration: the
+        root is searched once per line with the lines already found left out."""
         self.park_helpers()
         if clear_stop:
             self.core.clear_stop()
@@ -177,7 +190,7 @@ class Searcher:
         if helpers is not None:
             helpers.start(board, excluded, max_depth, threads)
         try:
-            result = self._deepen(moves, max_depth, limits, start, on_thinking, should_continue)
+            result = self._deepen(moves, max_depth, limits, start, on_thinking, should_continue, multi_pv)
         finally:
             helper_results = helpers.finish() if helpers is not None else []
             with self._budget_lock:
@@ -208,7 +221,7 @@ class Searcher:
 
     def _deepen(self, moves: int, max_depth: int, limits: SearchLimits, start: int,
                 on_thinking: Callable[[Thinking], None] | None,
-                should_continue: Callable[[int, str], bool] | None) -> SearchResult:
+                should_continue: Callable[[int, str], bool] | None, multi_pv: int | None) -> SearchResult:
         """The main thread's iterative deepening; the soft limit is applied between iterations."""
         result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
         score = 0
@@ -217,30 +230,39 @@ class Searcher:
         def elapsed() -> float:
             return (time.monotonic_ns() - start) / 1e9
 
-        def report(depth: int, value: int, bound: str) -> None:
+        def report(depth: int, value: int, bound: str, line: int = 1, pv: list[str] | None = None) -> None:
             if on_thinking is not None:
-                on_thinking(Thinking(depth, value, elapsed(), self.core.shared_nodes, self.core.pv(), bound,
-                                     self.core.seldepth, self._tbhits()))
+                on_thinking(Thinking(depth, value, elapsed(), self.core.shared_nodes, pv or self.core.pv(), bound,
+                                     self.core.seldepth, self._tbhits(), line))
 
-        for depth in range(1, max_depth + 1):
+        def aspirate(depth: int, previous: int, line: int) -> int:
+            """One root search to depth, its window widened until the score falls inside it."""
             delta = ASPIRATION_WINDOW
-            if depth >= 5 and abs(score) < MATE_THRESHOLD:
-                alpha, beta = max(score - delta, -INFINITE_SCORE), min(score + delta, INFINITE_SCORE)
+            if depth >= 5 and abs(previous) < MATE_THRESHOLD:
+                alpha, beta = max(previous - delta, -INFINITE_SCORE), min(previous + delta, INFINITE_SCORE)
             else:
                 alpha, beta = -INFINITE_SCORE, INFINITE_SCORE
             while True:
                 value = self.core.iterate(depth, alpha, beta)
                 if self.core.stopped:
-                    break
+                    return value
                 if value <= alpha:
-                    report(depth, value, "upper")
+                    report(depth, value, "upper", line)
                     alpha = max(value - delta, -INFINITE_SCORE)
                 elif value >= beta:
-                    report(depth, value, "lower")
+                    report(depth, value, "lower", line)
                     beta = min(value + delta, INFINITE_SCORE)
                 else:
-                    break
+                    return value
                 delta *= 2
+
+        line_count = max(1, min(self.multi_pv if multi_pv is None else multi_pv, moves))
+        line_scores = [0] * line_count
+        for depth in range(1, max_depth + 1):
+            if line_count == 1:
+                value = aspirate(depth, score, 1)
+            else:
+                value = self._search_lines(depth, line_scores, aspirate, report)
             if self.core.stopped:
                 # The root keeps the best move found so far first, even mid-iteration.
                 best = self.core.best_move()
@@ -254,8 +276,10 @@ class Searcher:
                 result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
                 break
             score = value
-            result = SearchResult(self.core.best_move(), score, depth, self.core.nodes, elapsed(), self.core.pv())
-            report(depth, score, "exact")
+            pv = self.core.pv() if line_count == 1 else self._line_pvs[0]
+            result = SearchResult(self.core.best_move(), score, depth, self.core.nodes, elapsed(), pv)
+            if line_count == 1:
+                report(depth, score, "exact")
             if self._open_ended:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
@@ -269,3 +293,26 @@ class Searcher:
             if should_continue is not None and not should_continue(depth, result.best_move or ""):
                 break
         return result
+
+    def _search_lines(self, depth: int, scores: list[int], aspirate: Callable[[int, int, int], int],
+                      report: Callable[..., None]) -> int:
+        """One MultiPV iteration: line k searches the root moves not yet taken by lines 0..k-1;
+        then the lines are ordered by score and reported. Returns the best line's score (meaningless
+        when the search was stopped; the core's best move is still the best of a finished line)."""
+        pvs: list[list[str]] = []
+        for line in range(len(scores)):
+            self.core.set_root_first(line)
+            value = aspirate(depth, scores[line], line + 1)
+            if self.core.stopped:
+                self.core.set_root_first(0)
+                return value
+            scores[line] = value
+            pvs.append(self.core.pv())
+        self.core.set_root_first(0)
+        self.core.sort_root_lines(len(scores))
+        ranked = sorted(zip(scores, pvs), key=lambda pair: -pair[0])   # stable: ties keep their order
+        scores[:] = [value for value, _ in ranked]
+        self._line_pvs = [pv for _, pv in ranked]
+        for number, (value, pv) in enumerate(ranked, start=1):
+            report(depth, value, "exact", number, pv)
+        return scores[0]

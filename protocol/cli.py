@@ -12,10 +12,11 @@ from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.records import LogTee, Players
 from ponderosa.protocol.banner import banner_lines
 from ponderosa.protocol.console import CommandError, Console
+from ponderosa.protocol.uci import UciSession
 from ponderosa.protocol.xboard import XBoardSession, tolerate_bad_bytes
 
 DESCRIPTION = """\
-Ponderosa, an XBoard/WinBoard chess engine.
+Ponderosa, a chess engine for XBoard/WinBoard (CECP) and UCI GUIs.
 
 Started by a person it shows a Crafty-style prompt such as `White(1): `;
 `help` lists the commands. Each argument is run as a command before the
@@ -24,7 +25,10 @@ prompt appears, e.g.:  ponderosa "setboard <fen>" "perft 5" quit
 A file .ponderosarc in the working directory (or else the home directory)
 is read first: commands one per line, as typed, ending with `exit`.
 GUIs start it as  xboard -fcp ponderosa  (the `xboard` command switches to
-the XBoard protocol) or with --xboard.
+the XBoard protocol) or with --xboard; a UCI GUI's first command `uci`
+switches to UCI, and --uci starts in UCI mode at once.
+`ponderosa bench` runs the bench alone and exits; its last line reads
+`N nodes N nps` (OpenBench).
 
   ponderosa c      continue the last game (the newest game.NNN in the working
                    directory, which the console writes after every move)
@@ -35,6 +39,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="ponderosa", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--xboard", action="store_true", help="start in XBoard protocol mode at once")
+    parser.add_argument("--uci", action="store_true", help="start in UCI protocol mode at once")
     parser.add_argument("--version", action="version", version=FULL_NAME)
     parser.add_argument("commands", nargs="*", help="console commands to run first, one per argument")
     return parser.parse_args(argv)
@@ -77,7 +82,10 @@ def run(engine: Engine, arguments: argparse.Namespace) -> int:
     for message in engine.book_messages + engine.ics.messages:   # stderr: stdout may already be a GUI's protocol line
         print(message, file=sys.stderr)
     console = Console(engine)
-    if sys.stdin.isatty() and not arguments.xboard:   # a person at a terminal, not a GUI's pipe
+    if arguments.commands == ["bench"]:
+        console.execute("bench")   # OpenBench: `ENGINE bench` alone, then the process must end
+        return 0
+    if sys.stdin.isatty() and not (arguments.xboard or arguments.uci):   # a person at a terminal, not a GUI
         for line in banner_lines(engine.summary()):
             console.say(line)
     startup = startup_file()
@@ -94,9 +102,13 @@ def run(engine: Engine, arguments: argparse.Namespace) -> int:
         if not console.running:
             break
     try:
-        if console.running and not arguments.xboard:
+        if console.running and not (arguments.xboard or arguments.uci):
             console.run(sys.stdin)
-        if arguments.xboard or console.xboard_requested:
+        if arguments.uci:
+            UciSession(engine).run(sys.stdin)
+        elif console.uci_requested:
+            UciSession(engine).run(sys.stdin, first_line="uci")   # the `uci` that chose the protocol
+        elif arguments.xboard or console.xboard_requested:
             xboard_session(engine).run(sys.stdin)
     except KeyboardInterrupt:
         console.say()

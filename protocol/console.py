@@ -23,6 +23,8 @@ from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_d
 from ponderosa.engine.testsuite import SuiteError, TestPosition
 from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.console_ics import ICS_COMMANDS, ConsoleIcs
+from ponderosa.protocol.console_protocols import COMMAND_ENTRIES as PROTOCOL_COMMANDS
+from ponderosa.protocol.console_protocols import ProtocolCommands
 from ponderosa.protocol.console_records import FEN_BOARD, RECORD_COMMANDS, RecordsCommands
 from ponderosa.protocol.console_tablebases import TablebaseCommands, tablebase_commands
 from ponderosa.protocol.console_threads import ConsoleThreads, thread_commands
@@ -102,7 +104,7 @@ def format_score(score_for_white: int) -> str:
     return f"{score_for_white / 100:+.2f}"
 
 
-class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands):
+class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, ProtocolCommands):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -152,7 +154,8 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands):
         score = line.score if self.engine.white_to_move else -line.score
         marker = {"exact": "  ", "lower": "++", "upper": "--"}[line.bound]
         tbhits = "" if line.tbhits is None else f"  (tbhits {line.tbhits})"
-        self.say(f"{line.depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
+        depth = f"{line.depth}#{line.multipv}" if self.engine.multi_pv > 1 else str(line.depth)   # MultiPV line
+        self.say(f"{depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
                  f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}{tbhits}")
 
     def _threads_text(self) -> str:
@@ -655,6 +658,7 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands):
         self.say(f"Total nodes: {result.nodes}")
         self.say(f"Time: {result.seconds:.2f}s")
         self.say(f"Nodes/second: {int(result.nodes_per_second)}")
+        self.say(f"{result.nodes} nodes {int(result.nodes_per_second)} nps")   # OpenBench reads this line
 
     def cmd_test(self, args: list[str]) -> None:
         if not args or len(args) > 2:
@@ -1035,6 +1039,7 @@ COMMANDS: list[Command] = [
     *[Command(*entry) for entry in RECORD_COMMANDS],
     *thread_commands(Command),
     *tablebase_commands(Command),
+    *[Command(*entry) for entry in PROTOCOL_COMMANDS],   # type: ignore[arg-type]
 ]
 BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
     "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,

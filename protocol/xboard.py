@@ -40,7 +40,7 @@ SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructur
 OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Hash": ("spin", 64, 1, 4096), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
     "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, MAX_THREADS), "Log": ("check", 0, 0, 1),
-    "Resign": ("spin", 0, 0, 50), "Learn": ("spin", 7, 0, 7),
+    "Resign": ("spin", 0, 0, 50), "Learn": ("spin", 7, 0, 7), "MultiPV": ("spin", 1, 1, 256),
     **{name: ("spin", 0, -100, 500) if name == "Asymmetry" else ("spin", 100, 0, 1000) for name in SCALE_OPTIONS},
 }
 EDIT_PASSTHROUGH = ("ping", "quit")   # still obeyed inside edit mode, where no piece command looks like them
@@ -728,6 +728,8 @@ class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
         elif name == "Log":
             set_logging(bool(number))
             set_game_files(self, bool(number))
+        elif name == "MultiPV":
+            self.engine.multi_pv = number       # lines per iteration, each a thinking line
         else:
             self.out.line(f"Error (unknown option): option {args}")
 
