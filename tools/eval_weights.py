@@ -39,7 +39,7 @@ def _layout() -> tuple[Weight, ...]:
     for piece, n in (("KNIGHT", 9), ("BISHOP", 14), ("ROOK", 15), ("QUEEN", 28)):
         for part, when in (("MG", "opening"), ("EG", "endgame")):
             w.append(Weight(f"MOBILITY_{piece}_{part}", n,
-                            f"{piece.lower()} by reachable squares (not own pawns or king, not enemy pawn attacks), {when}"))
+                            f"{piece.lower()} by reachable squares (not own pawns or king, not pawn-attacked), {when}"))
     w += [
         Weight("ISOLATED_MG", 8, "isolated pawn penalty by file a..h, opening"),
         Weight("ISOLATED_EG", 8, "isolated pawn penalty by file, endgame"),
@@ -58,7 +58,7 @@ def _layout() -> tuple[Weight, ...]:
         Weight("PASSED_MG", 8, "passed pawn by relative rank, opening"),
         Weight("PASSED_EG", 8, "passed pawn by relative rank, endgame"),
         Weight("PASSED_WEIGHT", 8, "how much the dynamic passed-pawn terms count, by relative rank"),
-        Weight("PASSED_ENEMY_KING_EG", 0, "per step (up to 5) of the enemy king from the stop square, times the weight"),
+        Weight("PASSED_ENEMY_KING_EG", 0, "per step (up to 5) from the enemy king to the stop square, times the weight"),
         Weight("PASSED_OWN_KING_EG", 0, "per step of the own king from the stop square (penalty), times the weight"),
         Weight("PASSED_FREE_MG", 0, "nothing on the path to promotion, opening, times the weight"),
         Weight("PASSED_FREE_EG", 0, "nothing on the path to promotion, endgame, times the weight"),
