@@ -147,38 +147,38 @@ EVAL_WEIGHTS = {
          -30,  -10,    0,    5,    5,    0,  -10,  -30,
          -50,  -35,  -25,  -20,  -20,  -25,  -35,  -50,
     ],
-    # knight by reachable squares (not own pawns or king, not enemy pawn attacks), opening
+    # knight by reachable squares (not own pawns or king, not pawn-attacked), opening
     "MOBILITY_KNIGHT_MG": [
          -28,  -16,   -6,    0,    5,    9,   13,   16,   18,
     ],
-    # knight by reachable squares (not own pawns or king, not enemy pawn attacks), endgame
+    # knight by reachable squares (not own pawns or king, not pawn-attacked), endgame
     "MOBILITY_KNIGHT_EG": [
          -34,  -20,   -8,    0,    6,   10,   14,   17,   19,
     ],
-    # bishop by reachable squares (not own pawns or king, not enemy pawn attacks), opening
+    # bishop by reachable squares (not own pawns or king, not pawn-attacked), opening
     "MOBILITY_BISHOP_MG": [
          -24,  -14,   -6,    0,    5,   10,   14,   18,   21,   24,   26,   28,   30,   31,
     ],
-    # bishop by reachable squares (not own pawns or king, not enemy pawn attacks), endgame
+    # bishop by reachable squares (not own pawns or king, not pawn-attacked), endgame
     "MOBILITY_BISHOP_EG": [
          -30,  -18,   -8,    0,    6,   12,   17,   21,   25,   28,   30,   32,   34,   35,
     ],
-    # rook by reachable squares (not own pawns or king, not enemy pawn attacks), opening
+    # rook by reachable squares (not own pawns or king, not pawn-attacked), opening
     "MOBILITY_ROOK_MG": [
          -18,  -12,   -8,   -5,   -2,    0,    2,    4,    6,    8,   10,   11,   12,   13,
           14,
     ],
-    # rook by reachable squares (not own pawns or king, not enemy pawn attacks), endgame
+    # rook by reachable squares (not own pawns or king, not pawn-attacked), endgame
     "MOBILITY_ROOK_EG": [
          -34,  -24,  -16,   -9,   -3,    2,    7,   12,   16,   20,   24,   27,   30,   32,
           34,
     ],
-    # queen by reachable squares (not own pawns or king, not enemy pawn attacks), opening
+    # queen by reachable squares (not own pawns or king, not pawn-attacked), opening
     "MOBILITY_QUEEN_MG": [
          -20,  -14,  -10,   -7,   -5,   -3,   -1,    0,    1,    2,    3,    4,    5,    6,
            7,    8,    9,   10,   11,   12,   12,   13,   13,   14,   14,   15,   15,   16,
     ],
-    # queen by reachable squares (not own pawns or king, not enemy pawn attacks), endgame
+    # queen by reachable squares (not own pawns or king, not pawn-attacked), endgame
     "MOBILITY_QUEEN_EG": [
          -30,  -22,  -16,  -12,   -9,   -6,   -3,    0,    2,    4,    6,    8,   10,   12,
           14,   16,   17,   18,   19,   20,   21,   22,   23,   24,   24,   25,   25,   26,
@@ -231,7 +231,7 @@ EVAL_WEIGHTS = {
     "PASSED_WEIGHT": [
            0,    0,    0,    1,    3,    5,    8,    0,
     ],
-    # per step (up to 5) of the enemy king from the stop square, times the weight
+    # per step (up to 5) of enemy king to stop square, times the weight
     "PASSED_ENEMY_KING_EG": 4,
     # per step of the own king from the stop square (penalty), times the weight
     "PASSED_OWN_KING_EG": 2,

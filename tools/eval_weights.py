@@ -58,7 +58,7 @@ def _layout() -> tuple[Weight, ...]:
         Weight("PASSED_MG", 8, "passed pawn by relative rank, opening"),
         Weight("PASSED_EG", 8, "passed pawn by relative rank, endgame"),
         Weight("PASSED_WEIGHT", 8, "how much the dynamic passed-pawn terms count, by relative rank"),
-        Weight("PASSED_ENEMY_KING_EG", 0, "per step (up to 5) from the enemy king to the stop square, times the weight"),
+        Weight("PASSED_ENEMY_KING_EG", 0, "per step (up to 5) of enemy king to stop square, times the weight"),
         Weight("PASSED_OWN_KING_EG", 0, "per step of the own king from the stop square (penalty), times the weight"),
         Weight("PASSED_FREE_MG", 0, "nothing on the path to promotion, opening, times the weight"),
         Weight("PASSED_FREE_EG", 0, "nothing on the path to promotion, endgame, times the weight"),
