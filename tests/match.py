@@ -101,6 +101,16 @@ OPPONENTS: dict[str, EngineSpec] = {
     "gnuchess": EngineSpec(
         "gnuchess", "uci", ("gnuchess", "--uci"), options=(("OwnBook", False),),
         note="UCI (GNU Chess 6.2.7 loses its XBoard handshake); OwnBook=false turns its book off"),
+    # The strength issue's next rungs (not in the default gauntlet): one thread, 64 MB hash, no book.
+    "toga2": EngineSpec(
+        "toga2", "uci", ("toga2",), options=(("OwnBook", False), ("Hash", 64)),
+        note="Toga II 3.0, UCI; OwnBook=false (its performance.bin book off); single-threaded"),
+    "ethereal": EngineSpec(
+        "ethereal", "uci", ("ethereal-chess",), options=(("Threads", 1), ("Hash", 64)),
+        note="Ethereal 12, UCI; no book; Threads=1"),
+    "stockfish": EngineSpec(
+        "stockfish", "uci", ("stockfish",), options=(("Threads", 1), ("Hash", 64)),
+        note="Stockfish 15.1, UCI; no book; Threads=1"),
 }
 DEFAULT_OPPONENTS = "fairymax,phalanx,sjeng,hoichess,gnuchess"
 
