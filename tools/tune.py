@@ -207,6 +207,8 @@ def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: 
     rows, cols, vals = [], [], []
     active = np.zeros(len(params), dtype=bool)
     for j, param in enumerate(params):
+        if j and j % 200 == 0:
+            print(f"    {j} of {len(params)} parameters measured", file=sys.stderr)
         base = value_of(weights, param)
         evaluate.set_weights(with_value(weights, param, base + delta))
         up = data.positions.scores(evaluator)
