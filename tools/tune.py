@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     weights = evaluate.get_weights()
     start_weights = weights
     k = fit_k(train.positions.scores(evaluator).astype(np.float64), train.results)
-    error = {"train": [], "test": []}
+    error: dict[str, list[float]] = {"train": [], "test": []}
 
     def measure() -> None:
         error["train"].append(mean_squared_error(train.positions.scores(evaluator).astype(np.float64),
