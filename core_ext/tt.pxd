@@ -20,6 +20,8 @@ cdef struct TTEntry:
 cdef struct TTable:
     TTEntry* entries
     uint64_t bucket_mask  # buckets - 1
+    uint64_t salt         # keys are stored XOR salt: a new salt empties the table in O(1)
+    uint64_t clears       # how many times the table was emptied by a new salt
     uint8_t generation
 
 cdef TTEntry* tt_probe(TTable* tt, uint64_t key) noexcept nogil

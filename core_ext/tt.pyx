@@ -22,12 +22,21 @@ cdef extern from "<sys/mman.h>" nogil:
 cdef size_t HUGE_PAGE = 2 * 1024 * 1024
 
 
+cdef inline uint64_t splitmix64(uint64_t n) noexcept nogil:
+    """A well-mixed 64-bit value for n (Vigna's SplitMix64 finaliser); never 0 for n > 0 in practice."""
+    n += 0x9E3779B97F4A7C15ULL
+    n = (n ^ (n >> 30)) * 0xBF58476D1CE4E5B9ULL
+    n = (n ^ (n >> 27)) * 0x94D049BB133111EBULL
+    return n ^ (n >> 31)
+
+
 cdef TTEntry* tt_probe(TTable* tt, uint64_t key) noexcept nogil:
     """The entry holding key, or NULL."""
     cdef TTEntry* bucket = &tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE]
+    cdef uint64_t stored = key ^ tt.salt
     cdef int i
     for i in range(BUCKET_SIZE):
-        if bucket[i].key == key and bucket[i].gen_bound & 3:
+        if bucket[i].key == stored and bucket[i].gen_bound & 3:
             return &bucket[i]
     return NULL
 
@@ -42,7 +51,9 @@ cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eva
                    int depth, int bound) noexcept nogil:
     cdef TTEntry* bucket = &tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE]
     cdef TTEntry* victim = &bucket[0]
+    cdef uint64_t stored = key ^ tt.salt
     cdef int i
+    key = stored   # from here on only the stored form is compared and written
     for i in range(BUCKET_SIZE):
         if bucket[i].key == key or not (bucket[i].gen_bound & 3):
             victim = &bucket[i]
@@ -71,6 +82,8 @@ cdef class TranspositionTable:
     def __cinit__(self):
         self.table.entries = NULL
         self.table.bucket_mask = 0
+        self.table.salt = 0
+        self.table.clears = 0
         self.table.generation = 0
         self.size_bytes = 0
         self.mapping = NULL
@@ -125,9 +138,20 @@ cdef class TranspositionTable:
                 offset += 4096
 
     def clear(self) -> None:
-        """Empty the table. It is written over rather than handed back to the kernel: faulting
-        pages in again during the next search would cost that search its speed."""
+        """Empty the table at once, at any size (`new`): keys are stored XOR a salt, so a new
+        salt makes every old entry miss (a false match needs a 64-bit coincidence). The
+        generation jumps half its range, so the old entries are the first to be replaced."""
+        self.table.clears += 1
+        self.table.salt = splitmix64(self.table.clears)
+        self.table.generation = (self.table.generation + 32) & 63
+
+    def wipe(self) -> None:
+        """Write the whole table over with zeros: what `bench` needs, since its node count must
+        not depend on what earlier searches left behind. Slow on a large table (about 2 s for
+        1 GB); the memory is written over rather than handed back to the kernel, because
+        faulting pages in again during the next search would cost that search its speed."""
         memset(self.table.entries, 0, self.size_bytes)
+        self.table.salt = 0
         self.table.generation = 0
 
     def new_search(self) -> None:

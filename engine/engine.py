@@ -107,6 +107,17 @@ class SuiteReport:
     seconds: float = 0.0
 
 
+@dataclass
+class EngineSummary:
+    """The engine's working set-up, as the start-up banner shows it."""
+
+    hash_bytes: int
+    pawn_hash_bytes: int
+    books: dict[str, tuple[str, int]]   # "opening book" / "start book": (file, positions)
+    learned_location: str
+    threads: int
+
+
 class Engine:
     """Game state and the services on it; the protocol layers call these and format the results."""
 
@@ -115,6 +126,7 @@ class Engine:
         self.game = chess.Board()            # the same game as a record: SAN, claims, PGN
         self.tt = TranspositionTable(DEFAULT_HASH_BYTES)
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
+        self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher = Searcher(self.tt, self.evaluator)
         self.worker = SearchWorker(self.searcher)
         self.max_depth: int | None = None          # sd
@@ -231,6 +243,14 @@ class Engine:
         """The game is over ("1-0", "0-1" or "1/2-1/2"): learn from it (once)."""
         if result in ("1-0", "0-1", "1/2-1/2"):
             self.learner.game_over([move.uci() for move in self.game.move_stack], result)
+
+    def shutdown(self) -> None:
+        """End the engine's work before the process exits, on every path (quit, end of input,
+        a signal): stop the search, and close the learned store and the books so that nothing
+        learned is left in a write-ahead log beside the database."""
+        self.end_search()
+        self.learned.close()
+        self.book.close()
 
     def use_learned_store(self, location: str) -> None:
         """Keep learned data in another SQLite file or a PostgreSQL database (gang learning)."""
@@ -412,7 +432,41 @@ class Engine:
         return shorter, set(self.legal_moves()) - set(probe.search_only)
 
     def stop(self) -> None:
+        """Ask the running search to stop (it still reports its result); does not wait."""
         self.searcher.stop()
+
+    # -- searches on the search thread (non-blocking) ---------------------------
+
+    def start_search(self, limits: SearchLimits, on_thinking: Callable[[Thinking], None] | None,
+                     on_finished: Callable[[int, SearchResult], None], excluded: Collection[str] = ()) -> int:
+        """Search the current position on the search thread (a running search is stopped first);
+        returns the search's serial number, which on_finished receives with the result."""
+        return self.worker.start(self.board, limits, on_thinking, on_finished, excluded)
+
+    def can_ponder(self, expected: str | None) -> bool:
+        """Whether there is something to ponder: the expected reply is legal and the game goes on."""
+        return expected is not None and expected in self.legal_moves() and self.outcome() is None
+
+    def ponder(self, expected: str | None, limits: SearchLimits, on_thinking: Callable[[Thinking], None] | None,
+               on_finished: Callable[[int, SearchResult], None]) -> int | None:
+        """Think on the opponent's time about the position after the expected reply, which stays
+        unplayed in the game (a ponder hit plays it); None, and no search, when there is nothing
+        to ponder. Every protocol starts its ponder search here."""
+        if not self.can_ponder(expected):
+            return None
+        return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected)
+
+    def end_search(self) -> None:
+        """Stop the search on the search thread, if any, and wait for it (its result is reported)."""
+        self.worker.stop()
+
+    @property
+    def searching(self) -> bool:
+        return self.worker.busy
+
+    def set_time_budget(self, soft_seconds: float, hard_seconds: float) -> None:
+        """Give the running open-ended search a time budget counted from its start (a ponder hit)."""
+        self.worker.set_time_budget(soft_seconds, hard_seconds)
 
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns the bytes actually used."""
@@ -422,6 +476,20 @@ class Engine:
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
         self.evaluator.set_pawn_hash(size_bytes)
+        self.pawn_hash_bytes = size_bytes
+
+    def summary(self) -> EngineSummary:
+        """What the engine runs with, for the start-up banner."""
+        books = {}
+        for name, source in (("opening book", self.book.large), ("start book", self.book.start)):
+            if source is not None:
+                books[name] = (source.path, source.positions())
+        return EngineSummary(self.tt.size, self.pawn_hash_bytes, books, self.learned.location, self.threads)
+
+    @property
+    def threads(self) -> int:
+        """Threads that search (one, until the search is parallel)."""
+        return 1
 
     @property
     def draw_score(self) -> int:
@@ -481,7 +549,7 @@ class Engine:
         try:
             for index, fen in enumerate(BENCH_POSITIONS):
                 self.board = Board(fen)
-                self.tt.clear()
+                self.tt.wipe()
                 self.evaluator.clear()
                 self.searcher.core.clear()
                 result = self.think(SearchLimits(depth=depth))

@@ -262,6 +262,13 @@ class LearnedStore:
         rows = self._read("SELECT move, value FROM user_values WHERE key = ?", (signed_key(key),))
         return {decode_move(move): value for move, value in rows}
 
+    def learned_keys(self) -> set[int]:
+        """Every position the store holds something for (a user-set value, book learning or the
+        engine's own results): the rest need no look-up when a whole book is walked."""
+        rows = self._read("SELECT key FROM user_values UNION SELECT key FROM book_learning "
+                          "UNION SELECT key FROM own_results")
+        return {unsigned_key(key) for (key,) in rows}
+
     def set_user_value(self, key: int, uci: str, value: int | None) -> None:
         """Set (0..100) or clear (None) the user-set value of a move in a position."""
         self.set_user_values([(key, uci, value)])
@@ -428,6 +435,19 @@ class SQLiteLearnedStore(LearnedStore):
     def _begin(self, connection: Any) -> None:
         # IMMEDIATE takes the write lock at once, so two engines never both read-then-write.
         connection.raw.execute("BEGIN IMMEDIATE")
+
+    def close(self) -> None:
+        """Fold the write-ahead log into the database file, then close: SQLite removes the -wal
+        and -shm files when the last connection closes cleanly, so a finished engine leaves only
+        the database behind (another engine still using the file keeps them, rightly)."""
+        with self._lock:
+            connection = self._connection
+            if connection is not None:
+                try:
+                    connection.raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                except sqlite3.Error:   # busy with another engine's write: closing still checkpoints
+                    pass
+            self._drop_connection()
 
 
 def _use_write_ahead_log(connection: sqlite3.Connection) -> None:

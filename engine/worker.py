@@ -26,8 +26,9 @@ class SearchWorker:
     def start(self, board: Board, limits: SearchLimits,
               on_thinking: Callable[[Thinking], None] | None,
               on_finished: Callable[[int, SearchResult], None],
-              excluded: Collection[str] = ()) -> int:
-        """Search a copy of board; on_finished(serial, result) is called from the search thread.
+              excluded: Collection[str] = (), ponder_move: str | None = None) -> int:
+        """Search a copy of board (after ponder_move, when pondering); on_finished(serial, result)
+        is called from the search thread.
 
         Returns the search's serial number, so that a caller can tell a stale report from
         the current one."""
@@ -36,6 +37,8 @@ class SearchWorker:
             self._serial += 1
             serial = self._serial
         position = board.copy()
+        if ponder_move is not None:
+            position.push_uci(ponder_move)
         self.searcher.core.clear_stop()
 
         def run() -> None:

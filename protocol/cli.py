@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
 from ponderosa.engine.engine import Engine
+from ponderosa.engine.identity import FULL_NAME
+from ponderosa.protocol.banner import banner_lines
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.xboard import XBoardSession, tolerate_bad_bytes
 
@@ -27,6 +30,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="ponderosa", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--xboard", action="store_true", help="start in XBoard protocol mode at once")
+    parser.add_argument("--version", action="version", version=FULL_NAME)
     parser.add_argument("commands", nargs="*", help="console commands to run first, one per argument")
     return parser.parse_args(argv)
 
@@ -40,13 +44,34 @@ def startup_file() -> Path | None:
     return None
 
 
+def exit_on_terminate(signal_number: int, frame: object) -> None:
+    """SIGTERM (a GUI ending a lingering engine, `kill`) ends the program the way `quit` does,
+    through main's clean-up, instead of killing it with the learned store open."""
+    raise SystemExit(128 + signal_number)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
     tolerate_bad_bytes(sys.stdin, sys.stdout)   # before the console's first read
+    try:
+        signal.signal(signal.SIGTERM, exit_on_terminate)
+    except ValueError:
+        pass   # not the main thread (main called from a test's thread): no handler there
     engine = Engine()
+    try:
+        return run(engine, arguments)
+    finally:
+        engine.shutdown()
+
+
+def run(engine: Engine, arguments: argparse.Namespace) -> int:
+    """The console, then the XBoard protocol if asked for, until quit or end of input."""
     for message in engine.book_messages:   # stderr: stdout may already be a GUI's protocol line
         print(message, file=sys.stderr)
     console = Console(engine)
+    if sys.stdin.isatty() and not arguments.xboard:   # a person at a terminal, not a GUI's pipe
+        for line in banner_lines(engine.summary()):
+            console.say(line)
     startup = startup_file()
     if startup is not None:
         console.execute(f"input {startup}")

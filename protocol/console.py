@@ -180,7 +180,7 @@ class Console:
         except IllegalMoveError:
             self.say(f"Illegal move: {text}")
             return
-        self.engine.worker.stop()   # a ponder search, if any, is of no further use
+        self.engine.end_search()   # a ponder search, if any, is of no further use
         self._charge_clock(self.engine.game.turn)
         self.engine.make_move(uci)
         self._reply_if_engine_to_move()
@@ -255,7 +255,7 @@ class Console:
     def cmd_force(self, args: list[str]) -> None:
         """force MOVE: take back the engine's last move and play MOVE instead (Crafty);
         force alone: the engine stops playing either side until `go`."""
-        self.engine.worker.stop()
+        self.engine.end_search()
         if not args:
             self.engine_side = None
             return
@@ -269,7 +269,7 @@ class Console:
             self.say(f"Illegal move: {args[0]}")
 
     def cmd_remove(self, args: list[str]) -> None:
-        self.engine.worker.stop()
+        self.engine.end_search()
         for _ in range(2):
             try:
                 self.engine.undo()
@@ -396,7 +396,7 @@ class Console:
         if word in ("on", "off"):
             self.ponder_enabled = word == "on"
             if not self.ponder_enabled:
-                self.engine.worker.stop()
+                self.engine.end_search()
             return
         try:
             self.ponder_move = self.engine.parse_move(args[0])
@@ -591,12 +591,8 @@ class Console:
 
     def _start_pondering(self) -> None:
         """Think on the expected reply while the user thinks (silently); the next move stops it."""
-        move = self.ponder_move
-        if not self.ponder_enabled or move is None or move not in self.engine.legal_moves():
-            return
-        board = self.engine.board.copy()
-        board.push_uci(move)
-        self.engine.worker.start(board, SearchLimits(), None, lambda serial, result: None)
+        if self.ponder_enabled:
+            self.engine.ponder(self.ponder_move, SearchLimits(), None, lambda serial, result: None)
 
     def _clock_text(self, colour: bool) -> str:
         tenths = round(max(0.0, self.clock_seconds.get(colour, 0.0)) * 10)
@@ -614,7 +610,7 @@ class Console:
         while True:
             self._start_analysis()
             line = self.input.readline()
-            self.engine.worker.stop()
+            self.engine.end_search()
             words = line.split()
             if not line or (words and words[0].lower() in ("exit", "quit", "end")):
                 if words and words[0].lower() in ("quit", "end"):
@@ -636,7 +632,7 @@ class Console:
 
     def _start_analysis(self) -> None:
         self.say("       depth    time   score   variation")
-        self.engine.worker.start(self.engine.board, SearchLimits(), self.show_thinking, lambda serial, result: None)
+        self.engine.start_search(SearchLimits(), self.show_thinking, lambda serial, result: None)
 
     def cmd_bench(self, args: list[str]) -> None:
         depth = _positive_int(args, "bench [DEPTH]") if args else None
@@ -921,7 +917,7 @@ class Console:
         """result 1-0|0-1|1/2-1/2: the game is over (the engine learns from it)."""
         if len(args) < 1 or args[0] not in ("1-0", "0-1", "1/2-1/2"):
             raise CommandError("usage: result 1-0|0-1|1/2-1/2")
-        self.engine.worker.stop()
+        self.engine.end_search()
         self.engine.finish_game(args[0])
         self.engine_side = None
 

@@ -19,12 +19,13 @@ import chess
 from ponderosa.engine.clock import MIN_BUDGET, TimeControl, allocate, parse_level, parse_st
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
+from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 
 log = logging.getLogger("ponderosa.xboard")
 
-ENGINE_NAME = "Ponderosa 0.1.0"
+ENGINE_NAME = FULL_NAME
 MOVE_LIKE = re.compile(r"^([a-h][1-8][a-h][1-8](=?[qrbnQRBN])?|[KQRBNP]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBN])?[+#]?"
                        r"|[O0]-[O0](-[O0])?[+#]?)$")
 # Evaluation scales offered as options: option name -> the core's scale name.
@@ -124,7 +125,7 @@ class XBoardSession:
                     self.quit()
             except Exception:   # a bug must never end a game: log it and keep playing
                 log.exception("error while handling %r", payload)
-        self.engine.worker.stop()
+        self.engine.end_search()
 
     def _read(self, stream: TextIO) -> None:
         for raw in stream:
@@ -152,10 +153,6 @@ class XBoardSession:
 
     def _start(self, kind: str, limits: SearchLimits, ponder_move: str | None = None,
                excluded: set[str] | None = None) -> None:
-        board = self.engine.board
-        if ponder_move is not None:
-            board = board.copy()
-            board.push_uci(ponder_move)
         started = time.monotonic()
         # The positions the PV is printed from, fixed now: the search thread must not read the
         # game while the protocol thread plays moves on it (a ponder hit does).
@@ -178,17 +175,22 @@ class XBoardSession:
         def finished(serial: int, result: SearchResult) -> None:
             self.events.put(("done", serial, result))
 
-        if excluded is None:
-            excluded = self.excluded if kind != "ponder" else set()
         self.ponder_result = None
-        search.serial = self.engine.worker.start(board, limits, thinking, finished, excluded)
+        if kind == "ponder":
+            serial = self.engine.ponder(ponder_move, limits, thinking, finished)
+            if serial is None:
+                return
+            search.serial = serial
+        else:
+            search.serial = self.engine.start_search(limits, thinking, finished,
+                                                     self.excluded if excluded is None else excluded)
         self.active = search
 
     def _abandon(self) -> None:
         """Stop any search; its result will be ignored. Pings held back for the move that now
         never comes are answered (every command before them is done)."""
         self.active = None
-        self.engine.worker.stop()
+        self.engine.end_search()
         self.ponder_result = None
         self._apply_deferred_settings()
         self._flush_pings()
@@ -259,9 +261,7 @@ class XBoardSession:
         self.out.line(f"# {text}")
 
     def start_pondering(self, expected: str | None) -> None:
-        if not (self.ponder_enabled and expected and self.engine_side is not None):
-            return
-        if expected not in self.engine.legal_moves() or self.engine.outcome() is not None:
+        if not (self.ponder_enabled and self.engine_side is not None and self.engine.can_ponder(expected)):
             return
         self._start("ponder", SearchLimits(depth=self.depth_limit), ponder_move=expected)
 
@@ -384,11 +384,11 @@ class XBoardSession:
             return
         soft, hard = self._budget()
         if self.node_rate:
-            self.engine.worker.set_time_budget(0.0, 0.0)   # node clock: play what pondering found
+            self.engine.set_time_budget(0.0, 0.0)   # node clock: play what pondering found
             return
         # The budget counts from the start of pondering: time already spent thinking on the
         # expected move is spent, and a long ponder makes an instant reply.
-        self.engine.worker.set_time_budget(soft, hard)
+        self.engine.set_time_budget(soft, hard)
 
     # -- edit mode --------------------------------------------------------------
 
@@ -719,7 +719,7 @@ class XBoardSession:
 
     def _apply_deferred_settings(self) -> None:
         """Resize the hash table only while no search uses it."""
-        if self.pending_hash_mb is not None and not self.engine.worker.busy:
+        if self.pending_hash_mb is not None and not self.engine.searching:
             self.engine.set_hash_size(self.pending_hash_mb * 1024 * 1024)
             self.pending_hash_mb = None
 

@@ -1,0 +1,119 @@
+"""The program's start and end: the banner at a terminal only, --version, and a clean close of the
+learned store on every way out (quit, end of input, SIGTERM, SIGINT)."""
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ponderosa.engine.identity import FULL_NAME
+
+PROGRAM = [sys.executable, "-m", "ponderosa.protocol.cli"]
+LEARNED = "ponderosa-learned.db"
+# Play a move and give it a user value: the learned store is written (and its write-ahead log opened).
+LEARN_SOMETHING = ["force", "e4", "bookeval 75", "echo stored"]
+
+
+def start(arguments: list[str] = ()) -> subprocess.Popen[str]:
+    return subprocess.Popen(PROGRAM + list(arguments), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def send(process: subprocess.Popen[str], lines: list[str], until: str) -> None:
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(line + "\n" for line in lines))
+    process.stdin.flush()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        assert line, f"the engine ended before printing {until!r}"
+        if until in line:
+            return
+    raise AssertionError(f"no {until!r} within a minute")
+
+
+def learned_files(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir() if path.name.startswith(LEARNED))
+
+
+def user_values(folder: Path) -> int:
+    with sqlite3.connect(folder / LEARNED) as connection:
+        return int(connection.execute("SELECT COUNT(*) FROM user_values").fetchone()[0])
+
+
+def test_version_is_printed_and_the_program_exits() -> None:
+    done = subprocess.run(PROGRAM + ["--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == FULL_NAME
+
+
+def test_banner_at_a_terminal() -> None:
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(PROGRAM, stdin=terminal, stdout=terminal, stderr=terminal)
+    os.close(terminal)
+    os.write(controller, b"quit\n")
+    output = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([controller], [], [], 1.0)
+        if ready:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:   # the terminal closed: the program has ended
+                break
+            if not chunk:
+                break
+            output += chunk
+    process.wait(timeout=30)
+    os.close(controller)
+    text = output.decode(errors="replace")
+    assert FULL_NAME in text
+    assert "hash table memory = 64M bytes" in text and "pawn hash table memory = 4M bytes" in text
+    assert "search threads = 1" in text
+    assert "opening book:" in text and "positions)" in text
+    assert "learned data:" in text
+
+
+def test_no_banner_for_a_gui() -> None:
+    """A GUI talks through pipes: the first thing it reads is the protocol's answer."""
+    done = subprocess.run(PROGRAM, input="xboard\nprotover 2\nquit\n", capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines()[0].startswith("feature ")
+    assert "hash table memory" not in done.stdout
+
+
+@pytest.mark.parametrize("way_out", ["quit", "end of input", "SIGTERM", "SIGINT", "quit in XBoard mode",
+                                     "SIGTERM in XBoard mode"])
+def test_every_way_out_leaves_only_the_database_and_keeps_what_was_learned(tmp_path: Path, way_out: str) -> None:
+    process = start()
+    send(process, LEARN_SOMETHING, until="stored")
+    assert (tmp_path / (LEARNED + "-wal")).exists()   # the write-ahead log is open while the engine runs
+    assert process.stdin is not None
+    if way_out == "quit":
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+    elif way_out == "end of input":
+        process.stdin.close()
+        process.stdin = None   # communicate must not flush it again
+    elif way_out == "SIGTERM":
+        process.send_signal(signal.SIGTERM)
+    elif way_out == "SIGINT":
+        process.send_signal(signal.SIGINT)
+    elif way_out == "quit in XBoard mode":
+        # As XBoard does: `quit`, with the pipe to the engine still open until the engine is gone.
+        send(process, ["xboard", "protover 2"], until="done=1")
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        process.wait(timeout=60)
+    else:
+        send(process, ["xboard", "protover 2"], until="done=1")
+        process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    assert learned_files(tmp_path) == [LEARNED]
+    assert user_values(tmp_path) == 1
