@@ -16,8 +16,9 @@ Usage (after `pip install -e .`; numpy is a dependency of the engine already):
    tunable weight of core_ext/eval_weights.pxi. Each pass measures, by central differences of
    the real evaluation, how each position's score moves with each weight (a sparse Jacobian, so
    every term counts, tapering and draw scaling included), then runs Adam on that linearised
-   model; the rounded weights are loaded into the core and the error re-measured exactly with
-   the real evaluation. --passes repeats this from the new weights.
+   model (weights that move fewer than --min-positions scores stay fixed; --ridge adds an L2
+   penalty on the change); the rounded weights are loaded into the core and the error
+   re-measured exactly with the real evaluation. --passes repeats this from the new weights.
 4. Output: the error before and after, on the training positions and on a held-out tenth, as a
    Markdown report on stdout; --write rewrites core_ext/eval_weights.pxi (then rebuild with
    `pip install -e .`), --out writes the weights file elsewhere.
@@ -201,8 +202,13 @@ class Jacobian:
     active: np.ndarray   # bool per parameter: it moves some position's score
 
 
-def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: int) -> Jacobian:
-    """Central differences of every position's score for every parameter, at the given weights."""
+def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: int,
+                     min_positions: int = 1) -> Jacobian:
+    """Central differences of every position's score for every parameter, at the given weights.
+
+    A parameter that moves fewer than min_positions scores stays as it is (inactive): Adam scales
+    every step to the same size, so a weight seen in a handful of positions would be fitted to
+    their noise."""
     evaluator = Evaluator(1 << 16)
     rows, cols, vals = [], [], []
     active = np.zeros(len(params), dtype=bool)
@@ -217,7 +223,7 @@ def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: 
         evaluate.set_weights(with_value(weights, param, base))
         diff = (up.astype(np.float32) - down.astype(np.float32)) / (2 * delta)
         nonzero = np.flatnonzero(diff)
-        if nonzero.size:
+        if nonzero.size >= min_positions:
             active[j] = True
             rows.append(nonzero.astype(np.int32))
             cols.append(np.full(nonzero.size, j, dtype=np.int32))
@@ -228,8 +234,10 @@ def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: 
 
 
 def optimise(jac: Jacobian, base_scores: np.ndarray, results: np.ndarray, k: float, n_params: int,
-             iterations: int, rate: float, log: bool) -> np.ndarray:
-    """Adam on the linearised error; returns the change of every parameter (centipawns, float)."""
+             iterations: int, rate: float, log: bool, ridge: float = 0.0,
+             start: np.ndarray | None = None) -> np.ndarray:
+    """Adam on the linearised error plus ridge * sum((total change)^2); returns the change of
+    every parameter (centipawns, float). start: changes made by earlier passes (for the ridge)."""
     n = len(results)
     change = np.zeros(n_params)
     m = np.zeros(n_params)
@@ -241,6 +249,8 @@ def optimise(jac: Jacobian, base_scores: np.ndarray, results: np.ndarray, k: flo
         e = expected(scores, k)
         d_score = -2.0 * (results - e) * e * (1.0 - e) * LN10 * k / 400.0 / n
         grad = np.bincount(jac.cols, weights=vals * d_score[jac.rows], minlength=n_params)
+        if ridge:
+            grad += 2.0 * ridge * (change + (start if start is not None else 0.0))
         m = beta1 * m + (1 - beta1) * grad
         v = beta2 * v + (1 - beta2) * grad * grad
         change -= rate * (m / (1 - beta1 ** step)) / (np.sqrt(v / (1 - beta2 ** step)) + eps)
@@ -295,6 +305,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=400, help="Adam steps per pass (default 400)")
     parser.add_argument("--rate", type=float, default=1.0, help="Adam step size in centipawns (default 1)")
     parser.add_argument("--delta", type=int, default=8, help="weight change for the differences (default 8)")
+    parser.add_argument("--min-positions", type=int, default=500,
+                        help="weights moving fewer scores than this stay fixed (default 500)")
+    parser.add_argument("--ridge", type=float, default=0.0,
+                        help="penalty per squared centipawn of change from the start (default 0)")
     parser.add_argument("--write", action="store_true", help="rewrite core_ext/eval_weights.pxi")
     parser.add_argument("--out", type=Path, help="write the weights file here instead")
     args = parser.parse_args(argv)
@@ -331,10 +345,13 @@ def main(argv: list[str] | None = None) -> int:
     params = tunable_parameters()
     for number in range(1, args.passes + 1):
         print(f"pass {number}: Jacobian of {len(params)} parameters", file=sys.stderr)
-        jac = measure_jacobian(train, weights, params, args.delta)
-        print(f"  {int(jac.active.sum())} parameters move some score; {jac.vals.size} non-zeros", file=sys.stderr)
+        jac = measure_jacobian(train, weights, params, args.delta, args.min_positions)
+        print(f"  {int(jac.active.sum())} parameters move at least {args.min_positions} scores; "
+              f"{jac.vals.size} non-zeros", file=sys.stderr)
         base = train.positions.scores(evaluator).astype(np.float64)
-        change = optimise(jac, base, train.results, k, len(params), args.iterations, args.rate, True)
+        so_far = np.array([value_of(weights, p) - value_of(start_weights, p) for p in params], dtype=np.float64)
+        change = optimise(jac, base, train.results, k, len(params), args.iterations, args.rate, True,
+                          args.ridge, so_far)
         candidate = apply_change(weights, params, change, jac.active)
         evaluate.set_weights(candidate)
         measure()
