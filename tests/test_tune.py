@@ -104,7 +104,8 @@ def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.Capt
     out = tmp_path / "eval_weights.pxi"
     saved = tmp_path / "positions.txt"
     code = tune.main(["--pgn", str(data_file("games", "master_sample_2000.pgn.xz")), "--max-games", "200",
-                      "--passes", "1", "--iterations", "60", "--min-positions", "20", "--out", str(out), "--save-positions", str(saved)])
+                      "--passes", "1", "--iterations", "60", "--min-positions", "20", "--out", str(out),
+                      "--save-positions", str(saved)])
     assert code == 0
     report = capsys.readouterr().out
     before, after = (float(x) for x in report.split("training: ")[1].split()[0:3:2])
