@@ -24,6 +24,7 @@ reported.
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import shlex
 import sys
@@ -293,6 +294,11 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     sys.setswitchinterval(0.0005)
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
+    logger = logging.getLogger("chess.engine")      # python-chess's notes on engine features, as match.py
+    logger.handlers[:] = [match._EngineLogHandler(False)]
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
     try:
         openings = match.sample_openings(match.read_openings(args.openings), (args.max_games + 1) // 2, args.seed)
     except (OSError, ValueError) as error:
