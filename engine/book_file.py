@@ -211,6 +211,26 @@ class OpeningBookFile:
             return int(self._meta["moves"])
         return int(self._connection.execute("SELECT COUNT(*) FROM moves").fetchone()[0])
 
+    def packed_rows(self, chunk: int = 1 << 20) -> Iterator[list[tuple[int, int, int, int]]]:
+        """Every row in unsigned key order, in chunks, packed by SQLite into four integers (signed
+        key, move | flags << 16 | play percent << 24, games | wins << 21, draws | losses << 21) so
+        that a pass over millions of rows creates few Python objects. Counts must be below 2**21
+        (ValueError otherwise: use iter_entries)."""
+        largest = self._connection.execute("SELECT MAX(MAX(games), MAX(wins), MAX(draws), MAX(losses)) FROM moves")
+        if (largest.fetchone()[0] or 0) >= 1 << 21:
+            raise ValueError(f"{self.path}: a count does not fit 21 bits")
+        try:
+            for condition in ("key >= 0", "key < 0"):   # the primary key's order: signed, so in two halves
+                cursor = self._connection.execute(
+                    # SQLite gives | and << the same precedence: every shift is bracketed.
+                    "SELECT key, move | (flags << 16) | (play_percent << 24), games | (wins << 21), "
+                    "draws | (losses << 21) "
+                    f"FROM moves WHERE {condition} ORDER BY key")
+                while rows := cursor.fetchmany(chunk):
+                    yield rows
+        except sqlite3.Error as error:
+            raise BookFileError(self.path, f"book file is corrupt: {error}") from None
+
     def iter_entries(self) -> Iterator[tuple[int, BookEntry]]:
         """(unsigned key, entry) in unsigned key order: the non-negative signed keys come first."""
         columns = "key, move, games, wins, draws, losses, flags, play_percent"
@@ -443,27 +463,55 @@ def polyglot_raw_move(uci: str) -> int:
     return (code >> 6) & 63 | (code & 63) << 6 | (code >> 12) << 12
 
 
+def _polyglot_record(item: WeightedMove) -> tuple[int, int, int, int]:
+    """(key, -weight, raw move, weight): sorting these gives Polyglot's order (by key, then by
+    weight from high to low, as Polyglot's own book maker writes it)."""
+    key, uci, weight = item[0], item[1], item[2]
+    castling = item[3] if len(item) > 3 else None  # type: ignore[misc]
+    if not 0 <= key < 1 << 64:
+        raise ValueError(f"Polyglot key out of range: {key}")
+    if not 1 <= weight <= 0xFFFF:
+        raise ValueError(f"Polyglot weight must be 1..65535, got {weight} for {uci}")
+    return key, -weight, _polyglot_raw_move(uci, castling), weight
+
+
 def write_polyglot(path: str, weighted: Iterable[WeightedMove]) -> int:
     """Writes (key, uci, weight[, is castling]) as a sorted Polyglot book, atomically; returns the entry count.
 
     Without the fourth element, e1g1/e1c1/e8g8/e8c8 are taken as castling (the usual case in a book).
     """
-    records: list[tuple[int, int, int, int]] = []
-    for item in weighted:
-        key, uci, weight = item[0], item[1], item[2]
-        castling = item[3] if len(item) > 3 else None  # type: ignore[misc]
-        if not 0 <= key < 1 << 64:
-            raise ValueError(f"Polyglot key out of range: {key}")
-        if not 1 <= weight <= 0xFFFF:
-            raise ValueError(f"Polyglot weight must be 1..65535, got {weight} for {uci}")
-        # Sorted by key, then by weight from high to low (the order Polyglot's own book maker uses).
-        records.append((key, -weight, _polyglot_raw_move(uci, castling), weight))
-    records.sort()
-    with AtomicOutput(path) as output, open(output.temp_path, "wb") as handle:
-        for key, _, raw_move, weight in records:
-            handle.write(POLYGLOT_ENTRY.pack(key, raw_move, weight, 0))
+    records = sorted(_polyglot_record(item) for item in weighted)
+    with AtomicOutput(path) as output, open(output.temp_path, "wb", buffering=1 << 20) as handle:
+        handle.writelines(POLYGLOT_ENTRY.pack(key, raw_move, weight, 0) for key, _, raw_move, weight in records)
         handle.flush()
     return len(records)
+
+
+def write_polyglot_in_key_order(path: str, weighted: Iterable[WeightedMove]) -> int:
+    """write_polyglot for moves that arrive grouped by ascending key (a book's own order):
+    only one position's moves are held at a time, so a book of millions of moves streams
+    straight to the file. Raises ValueError (and leaves any old file as it was) if a key
+    arrives out of order."""
+    count = 0
+    with AtomicOutput(path) as output, open(output.temp_path, "wb", buffering=1 << 20) as handle:
+        position: list[tuple[int, int, int, int]] = []
+
+        def flush() -> None:
+            position.sort()
+            handle.writelines(POLYGLOT_ENTRY.pack(key, raw_move, weight, 0) for key, _, raw_move, weight in position)
+            position.clear()
+
+        for item in weighted:
+            record = _polyglot_record(item)
+            if position and record[0] != position[0][0]:
+                if record[0] < position[0][0]:
+                    raise ValueError(f"Polyglot key {record[0]:016x} arrives after {position[0][0]:016x}")
+                flush()
+            position.append(record)
+            count += 1
+        flush()
+        handle.flush()
+    return count
 
 
 def polyglot_weight(entry: BookEntry) -> int:

@@ -16,6 +16,7 @@ from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
+from ponderosa.engine.book_export import export_polyglot
 from ponderosa.engine.book_select import BookDecision
 from ponderosa.engine.fen import validate_fen
 from ponderosa.engine.learned import LearnedStoreError, open_learned_store
@@ -26,7 +27,6 @@ from ponderosa.engine.opening_book import (
     START_BOOK_NAME,
     BookProbe,
     OpeningBook,
-    export_polyglot,
 )
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite

@@ -8,8 +8,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Union
@@ -26,7 +25,6 @@ from ponderosa.engine.book_file import (
     OpeningBookFile,
     PolyglotBookFile,
     open_book_file,
-    write_polyglot,
 )
 from ponderosa.engine.book_select import BookDecision, BookSettings, Candidate, RankedMove, choose, rank
 from ponderosa.engine.learned import LearnedMove, LearnedStore
@@ -37,7 +35,6 @@ log = logging.getLogger("ponderosa.book")
 LARGE_BOOK_NAME = "book.bin"     # Crafty's names: the large book and the start book
 START_BOOK_NAME = "books.bin"
 BOOK_EVAL_PAWN_HASH_BYTES = 64 * 1024
-POLYGLOT_WEIGHT_SCALE = 10000   # a move certain to be chosen gets this weight
 
 BookSource = Union[OpeningBookFile, PolyglotBookFile]
 
@@ -249,35 +246,6 @@ class OpeningBook:
         decision = BookDecision([RankedMove(candidate, 1.0, 1.0, "PostBook")], [])
         log.info("PostBook move %s in %s", best.move, game.fen())
         return BookProbe(decision, best.move, [], time.perf_counter() - started)
-
-
-def export_weights(book: OpeningBook) -> Iterator[tuple[int, str, int]]:
-    """(key, move, weight) for every playable move of every position of both books, the
-    weight being the move's chance under the current selection settings (book random 0 has no
-    chances: it is exported as random 1). A key alone gives no board, so the eval term is
-    left out (0 for every move) and moves are not re-checked for legality."""
-    settings = replace(book.settings, random_mode=1) if book.settings.random_mode == 0 else book.settings
-    keys: set[int] = set()
-    for source in (book.large, book.start):
-        if source is not None:
-            keys.update(key for key, _ in source.iter_entries())
-    for key in sorted(keys):
-        large = {entry.move: entry for entry in book.large.entries(key)} if book.large else {}
-        start = {entry.move: entry for entry in book.start.entries(key)} if book.start else {}
-        user_values = book.learned.user_values(key)
-        learned = book.learned.learned_moves(key)
-        candidates = [merge_entries(move, large.get(move), start.get(move), user_values.get(move), learned.get(move))
-                      for move in {**large, **start}]
-        decision = rank(candidates, settings)
-        for ranked in decision.ranked:
-            weight = round(ranked.probability * POLYGLOT_WEIGHT_SCALE)
-            if weight > 0:
-                yield key, ranked.candidate.move, weight
-
-
-def export_polyglot(book: OpeningBook, path: str) -> int:
-    """Write the book as a standard Polyglot file; returns the number of entries."""
-    return write_polyglot(path, export_weights(book))
 
 
 def _san(candidate: Candidate, game: chess.Board | None) -> str:

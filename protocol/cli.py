@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -60,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine()
     try:
         return run(engine, arguments)
+    except BrokenPipeError:   # the reader went away (`ponderosa bstat quit | head`): nothing to tell it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     finally:
         engine.shutdown()
 
