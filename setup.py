@@ -7,7 +7,8 @@ from pathlib import Path
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-CORE_MODULES = ["bitboard", "zobrist", "position", "movegen", "perft", "board", "evaluate", "see", "tt", "syzygy", "search"]
+CORE_MODULES = ["bitboard", "zobrist", "position", "movegen", "perft", "board", "evaluate", "see", "tt", "syzygy",
+                "search", "position_set"]
 
 
 def cython_include_dir() -> str:

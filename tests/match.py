@@ -106,6 +106,16 @@ OPPONENTS: dict[str, EngineSpec] = {
         note="Ponderosa itself on one search thread, book and learning off: the reference for a "
              "parallel-search match (--engine-option Threads=2 --engine-option OwnBook=false "
              "--engine-option Learn=0)"),
+    # The strength issue's next rungs (not in the default gauntlet): one thread, 64 MB hash, no book.
+    "toga2": EngineSpec(
+        "toga2", "uci", ("toga2",), options=(("OwnBook", False), ("Hash", 64)),
+        note="Toga II 3.0, UCI; OwnBook=false (its performance.bin book off); single-threaded"),
+    "ethereal": EngineSpec(
+        "ethereal", "uci", ("ethereal-chess",), options=(("Threads", 1), ("Hash", 64)),
+        note="Ethereal 12, UCI; no book; Threads=1"),
+    "stockfish": EngineSpec(
+        "stockfish", "uci", ("stockfish",), options=(("Threads", 1), ("Hash", 64)),
+        note="Stockfish 15.1, UCI; no book; Threads=1"),
 }
 DEFAULT_OPPONENTS = "fairymax,phalanx,sjeng,hoichess,gnuchess"
 

@@ -90,7 +90,7 @@ def test_parse_tc_rejects(text):
 
 
 def test_bad_arguments_end_with_usage_error(capsys):
-    for argv in (["--tc", "fast"], ["--games", "3"], ["--opponents", "stockfish"], ["--resign", "x"]):
+    for argv in (["--tc", "fast"], ["--games", "3"], ["--opponents", "deepblue"], ["--resign", "x"]):
         with pytest.raises(SystemExit) as exit_info:
             match.parse_arguments(argv)
         assert exit_info.value.code == 2

@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""SPRT: play a candidate build against a base build until a sequential probability ratio test decides.
+
+Usage (two installed builds, e.g. a worktree's venv for each):
+
+    python tests/sprt.py --candidate ponderosa --base /work/venv-base/bin/ponderosa \
+        --tc 5+0.05 --elo0 0 --elo1 5 --pgn sprt.pgn
+
+H0: the candidate is elo0 Elo stronger than the base; H1: it is elo1 Elo stronger (logistic Elo).
+Each opening of --openings (sampled with --seed) is played twice with colours swapped, and the
+pair is the unit of the statistics: its points (0, 1/2, 1, 3/2, 2) make the pentanomial counts,
+which keep the correlation between the two games of an opening that a trinomial count (W/D/L)
+ignores. After every pair the log-likelihood ratio is updated; the test stops when it leaves
+[ln(beta/(1-alpha)), ln((1-beta)/alpha)] (+-2.94 for alpha = beta = 0.05), or after --max-games.
+
+The LLR is the normal (generalised SPRT) approximation used by fishtest and OpenBench:
+    LLR = N (s1 - s0) (2 m - s0 - s1) / (2 v)
+with N pairs, m and v the mean and variance of the per-pair score (points / 2), and s0, s1 the
+expected scores of elo0 and elo1. Empty categories get 0.001 of a pair, so a one-sided start
+(all wins so far) has a finite variance. The games are played by match.py's machinery (clocks,
+adjudication, fault handling, PGN); a time loss, illegal move or crash loses that game and is
+reported.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import shlex
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import match  # tests/match.py, beside this script
+
+PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)     # per-game score of a pair with 0, 1/2, 1, 3/2, 2 points
+GAME_VALUES = (0.0, 0.5, 1.0)                  # loss, draw, win
+REGULARISE = 1e-3
+
+
+# ---------------------------------------------------------------- statistics (unit-tested)
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score of a side elo (logistic) Elo stronger."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """(lower, upper) LLR bounds: accept H0 below the lower one, H1 above the upper one."""
+    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+
+
+def mean_and_variance(counts: list[float], values: tuple[float, ...]) -> tuple[float, float, float]:
+    """(number, mean, variance) of outcomes with these counts; zero counts regularised."""
+    counts = [c if c > 0 else REGULARISE for c in counts]
+    n = sum(counts)
+    mean = sum(c * v for c, v in zip(counts, values)) / n
+    variance = sum(c * (v - mean) ** 2 for c, v in zip(counts, values)) / n
+    return n, mean, variance
+
+
+def llr(counts: list[float], values: tuple[float, ...], elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of H1 (elo1) against H0 (elo0), normal approximation; 0 with no games."""
+    if sum(counts) == 0:
+        return 0.0
+    n, mean, variance = mean_and_variance(counts, values)
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
+
+
+def pentanomial_llr(pairs: list[int], elo0: float, elo1: float) -> float:
+    """LLR from pair counts [0, 1/2, 1, 3/2, 2 points]."""
+    return llr([float(c) for c in pairs], PAIR_VALUES, elo0, elo1)
+
+
+def trinomial_llr(losses: int, draws: int, wins: int, elo0: float, elo1: float) -> float:
+    """LLR from game counts, as if the games were independent."""
+    return llr([float(losses), float(draws), float(wins)], GAME_VALUES, elo0, elo1)
+
+
+def elo_estimate(pairs: list[int]) -> tuple[float, float]:
+    """Elo of the candidate and its 95% margin from the pentanomial counts (nan without pairs)."""
+    if sum(pairs) == 0:
+        return math.nan, math.nan
+    n, mean, variance = mean_and_variance([float(c) for c in pairs], PAIR_VALUES)
+    n = sum(pairs)
+    elo = match.elo_from_score(mean)
+    deviation = match.Z95 * math.sqrt(variance / n)
+    low, high = mean - deviation, mean + deviation
+    if low <= 0 or high >= 1:
+        return elo, math.inf
+    return elo, (match.elo_from_score(high) - match.elo_from_score(low)) / 2
+
+
+def decision(value: float, bounds: tuple[float, float]) -> str | None:
+    if value >= bounds[1]:
+        return "H1"
+    if value <= bounds[0]:
+        return "H0"
+    return None
+
+
+@dataclass
+class Tally:
+    """The results so far: pentanomial pair counts and per-game W/D/L (candidate's view)."""
+    pairs: list[int] = field(default_factory=lambda: [0] * 5)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    faults: dict[str, int] = field(default_factory=dict)   # "candidate time", "base illegal", ...
+
+    def add_pair(self, first: float, second: float) -> None:
+        self.pairs[int(round(2 * (first + second)))] += 1
+        for points in (first, second):
+            if points == 1:
+                self.wins += 1
+            elif points == 0:
+                self.losses += 1
+            else:
+                self.draws += 1
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+# ---------------------------------------------------------------- running the test
+
+
+class Sprt:
+    def __init__(self, args: argparse.Namespace, candidate: match.EngineSpec, base: match.EngineSpec,
+                 openings: list[tuple[int, str]]):
+        self.args = args
+        self.candidate = candidate
+        self.base = base
+        self.openings = openings           # (line, text), in the order played
+        self.next_pair = 0
+        self.tally = Tally()
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.bounds = sprt_bounds(args.alpha, args.beta)
+        self.result: str | None = None
+        self.settings = match.Settings(args.base_time, args.inc, args.max_plies, args.resign_moves, args.resign_cp,
+                                       args.time_margin / 1000, args.tc, "Ponderosa SPRT")
+        self.pgn = open(args.pgn, "w", encoding="utf-8") if args.pgn else None
+
+    def take_pair(self) -> int | None:
+        with self.lock:
+            if self.stop.is_set() or self.next_pair >= len(self.openings):
+                return None
+            self.next_pair += 1
+            return self.next_pair - 1
+
+    def worker(self) -> None:
+        players = (match.Player(self.candidate, "candidate"), match.Player(self.base, "base"))
+        try:
+            while (index := self.take_pair()) is not None:
+                line, text = self.openings[index]
+                fen = match.position_fen(text)
+                moves = match.line_to(fen)
+                opening = match.Opening(line, fen, tuple(moves) if moves is not None else None)
+                points = []
+                for number, candidate_white in ((1, True), (2, False)):
+                    job = match.Job(2 * index + number, "base", f"{index + 1}.{number}", opening, candidate_white)
+                    for player in players:
+                        player.ensure_started()
+                    record = match.play_game(job, players[0], players[1], self.settings, self.stop)
+                    if record is None:
+                        return
+                    points.append(record.engine_points)
+                    self.record_game(record)
+                self.finish_pair(points[0], points[1])
+        except Exception as error:  # a bug here must not leave engines running
+            sys.stderr.write(f"worker failed: {type(error).__name__}: {error}\n")
+            self.stop.set()
+        finally:
+            for player in players:
+                player.close()
+
+    def record_game(self, record: match.GameRecord) -> None:
+        with self.lock:
+            if self.pgn:
+                self.pgn.write(record.pgn + "\n\n")
+                self.pgn.flush()
+            if record.fault:
+                side = "candidate" if record.fault_side == match.ENGINE_SIDE else "base"
+                key = f"{side} {record.fault}"
+                self.tally.faults[key] = self.tally.faults.get(key, 0) + 1
+
+    def finish_pair(self, first: float, second: float) -> None:
+        with self.lock:
+            t = self.tally
+            t.add_pair(first, second)
+            value = pentanomial_llr(t.pairs, self.args.elo0, self.args.elo1)
+            elo, margin = elo_estimate(t.pairs)
+            sys.stderr.write(f"[{t.games} games] +{t.wins} ={t.draws} -{t.losses} pairs {t.pairs} "
+                             f"Elo {match.format_elo(elo)} {match.format_margin(margin)} "
+                             f"LLR {value:.2f} [{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]\n")
+            self.result = decision(value, self.bounds)
+            if self.result is not None or t.games >= self.args.max_games:
+                self.stop.set()
+
+    def run(self) -> int:
+        workers = [threading.Thread(target=self.worker, daemon=True) for _ in range(self.args.concurrency)]
+        for worker in workers:
+            worker.start()
+        interrupted = False
+        try:
+            while any(w.is_alive() for w in workers):
+                for worker in workers:
+                    worker.join(0.2)
+        except KeyboardInterrupt:
+            interrupted = True
+            self.stop.set()
+            for worker in workers:
+                worker.join(match.QUIT_TIMEOUT + 5)
+        match.kill_leftovers()
+        if self.pgn:
+            self.pgn.close()
+        sys.stdout.write(self.report(interrupted) + "\n")
+        return 130 if interrupted else 0
+
+    def report(self, interrupted: bool) -> str:
+        t, a = self.tally, self.args
+        value = pentanomial_llr(t.pairs, a.elo0, a.elo1)
+        trinomial = trinomial_llr(t.losses, t.draws, t.wins, a.elo0, a.elo1)
+        elo, margin = elo_estimate(t.pairs)
+        verdict = {"H1": "H1 accepted (the candidate gains)", "H0": "H0 accepted (no gain shown)"}.get(
+            self.result or "", "no decision" + (" (interrupted)" if interrupted else f" after {t.games} games"))
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(t.faults.items())) or "none"
+        return "\n".join([
+            "## SPRT: candidate against base", "",
+            f"Command: `{shlex.join([sys.executable.split('/')[-1], *sys.argv])}`", "",
+            f"- candidate `{shlex.join(match.resolve_command(self.candidate.command))}`, "
+            f"base `{shlex.join(match.resolve_command(self.base.command))}`; tc {a.tc}; concurrency {a.concurrency}",
+            f"- openings `{a.openings}` (seed {a.seed}), each played twice with colours swapped",
+            f"- bounds [{a.elo0:g}, {a.elo1:g}] Elo, alpha {a.alpha:g}, beta {a.beta:g}: "
+            f"LLR limits [{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]",
+            f"- games {t.games}: +{t.wins} ={t.draws} -{t.losses}; pairs (0, 1/2, 1, 3/2, 2 points) {t.pairs}",
+            f"- Elo {match.format_elo(elo)} {match.format_margin(margin)} (95%, pentanomial)",
+            f"- LLR {value:.3f} (pentanomial; trinomial {trinomial:.3f})",
+            f"- result: {verdict}; faults: {faults}",
+        ])
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidate", required=True, help="command of the candidate build")
+    parser.add_argument("--base", required=True, help="command of the base build")
+    parser.add_argument("--protocol", choices=("xboard", "uci"), default="xboard", help="of both (default xboard)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="engine option set in both builds (repeatable), e.g. OwnBook=false")
+    parser.add_argument("--elo0", type=float, default=0.0)
+    parser.add_argument("--elo1", type=float, default=5.0)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--max-games", type=int, default=20000, help="stop undecided after this many (default 20000)")
+    parser.add_argument("--tc", default="5+0.05", help="BASE+INC in seconds (default 5+0.05)")
+    parser.add_argument("--concurrency", type=int, default=1, help="pairs played at once (default 1)")
+    parser.add_argument("--openings", type=Path, default=match.DEFAULT_OPENINGS)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--pgn", type=Path, help="write every game here")
+    parser.add_argument("--max-plies", type=int, default=300)
+    parser.add_argument("--resign", default="", help="resign adjudication MOVES:CP (default off)")
+    parser.add_argument("--time-margin", type=float, default=0.0, help="milliseconds below zero allowed")
+    args = parser.parse_args(argv)
+    try:
+        args.base_time, args.inc = match.parse_tc(args.tc)
+    except ValueError as error:
+        parser.error(str(error))
+    if not 0 < args.alpha < 1 or not 0 < args.beta < 1 or args.elo1 <= args.elo0:
+        parser.error("need 0 < alpha, beta < 1 and elo0 < elo1")
+    if args.max_games < 2 or args.concurrency < 1:
+        parser.error("--max-games must be at least 2 and --concurrency at least 1")
+    args.resign_moves = args.resign_cp = 0
+    if args.resign:
+        moves, _, cp = args.resign.partition(":")
+        if not (moves.isdigit() and cp.isdigit() and int(moves) > 0):
+            parser.error("--resign takes MOVES:CP, e.g. 4:1000")
+        args.resign_moves, args.resign_cp = int(moves), int(cp)
+    args.options = []
+    for text in args.option:
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            parser.error(f"--option takes NAME=VALUE, not {text!r}")
+        args.options.append((name.strip(), match.option_value(value.strip())))
+    if not args.openings.is_file():
+        parser.error(f"openings file {args.openings} not found")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    sys.setswitchinterval(0.0005)
+    args = parse_arguments(sys.argv[1:] if argv is None else argv)
+    logger = logging.getLogger("chess.engine")      # python-chess's notes on engine features, as match.py
+    logger.handlers[:] = [match._EngineLogHandler(False)]
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    logging.getLogger("asyncio").setLevel(logging.ERROR)
+    try:
+        openings = match.sample_openings(match.read_openings(args.openings), (args.max_games + 1) // 2, args.seed)
+    except (OSError, ValueError) as error:
+        sys.stderr.write(f"openings: {error}\n")
+        return 2
+    options = tuple(args.options)
+    candidate = match.EngineSpec("candidate", args.protocol, tuple(shlex.split(args.candidate)), options)
+    base = match.EngineSpec("base", args.protocol, tuple(shlex.split(args.base)), options)
+    try:
+        return Sprt(args, candidate, base, openings).run()
+    finally:
+        match.kill_leftovers()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""SPRT statistics against values computed by hand, and one short candidate-against-base run."""
+from __future__ import annotations
+
+import importlib.util
+import math
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS))
+_SPEC = importlib.util.spec_from_file_location("sprt_script", TESTS / "sprt.py")
+assert _SPEC and _SPEC.loader
+sprt = importlib.util.module_from_spec(_SPEC)
+sys.modules["sprt_script"] = sprt
+_SPEC.loader.exec_module(sprt)
+match = sprt.match
+
+
+def test_bounds_for_alpha_beta_five_percent() -> None:
+    # ln(0.05 / 0.95) = -ln 19 = -2.944439; ln(0.95 / 0.05) = ln 19
+    low, high = sprt.sprt_bounds(0.05, 0.05)
+    assert low == pytest.approx(-2.944439, abs=1e-6)
+    assert high == pytest.approx(2.944439, abs=1e-6)
+    low, high = sprt.sprt_bounds(0.05, 0.10)   # ln(0.10 / 0.95) = -2.251292, ln(0.90 / 0.05) = 2.890372
+    assert (low, high) == (pytest.approx(-2.251292, abs=1e-6), pytest.approx(2.890372, abs=1e-6))
+
+
+def test_expected_score_of_elo() -> None:
+    assert sprt.score_from_elo(0) == 0.5
+    assert sprt.score_from_elo(400) == pytest.approx(1 / 1.1)          # 10^(-1) = 0.1
+    assert sprt.score_from_elo(5) == pytest.approx(0.507195, abs=1e-6)  # 1 / (1 + 10^-0.0125)
+
+
+def test_trinomial_llr_by_hand() -> None:
+    # 10 losses, 20 draws, 10 wins: mean 0.5, variance (10 * 0.25 + 10 * 0.25) / 40 = 0.125.
+    # s0 = 0.5, s1 = 0.507195: LLR = 40 * 0.007195 * (1 - 0.5 - 0.507195) / 0.25 = -0.008283
+    assert sprt.trinomial_llr(10, 20, 10, 0, 5) == pytest.approx(-0.008283, abs=2e-6)
+    # 5 losses, 10 draws, 25 wins: mean 0.75, variance (5 * 0.5625 + 10 * 0.0625 + 25 * 0.0625) / 40
+    # = 0.125; with s1 = 0.50719508: LLR = 40 * 0.00719508 * (1.5 - 1.00719508) / 0.25 = 0.567323
+    assert sprt.trinomial_llr(5, 10, 25, 0, 5) == pytest.approx(0.567323, abs=2e-6)
+
+
+def test_pentanomial_llr_and_elo_by_hand() -> None:
+    # Pairs with 0, 1/2, 1, 3/2, 2 points: 1, 2, 5, 8, 4. Per-pair scores 0, .25, .5, .75, 1:
+    # mean 13 / 20 = 0.65; variance (0.4225 + 2 * 0.16 + 5 * 0.0225 + 8 * 0.01 + 4 * 0.1225) / 20 = 0.07125.
+    # [0, 10] Elo: s1 = 1 / (1 + 10^-0.025) = 0.514387;
+    # LLR = 20 * 0.014387 * (1.3 - 0.5 - 0.514387) / (2 * 0.07125) = 0.576710
+    pairs = [1, 2, 5, 8, 4]
+    assert sprt.pentanomial_llr(pairs, 0, 10) == pytest.approx(0.576710, abs=5e-5)
+    elo, margin = sprt.elo_estimate(pairs)
+    assert elo == pytest.approx(107.54, abs=0.01)          # -400 log10(1 / 0.65 - 1)
+    # 95% interval of the mean: 0.65 +- 1.96 * sqrt(0.07125 / 20) = 0.65 +- 0.116986
+    assert margin == pytest.approx((match.elo_from_score(0.766986) - match.elo_from_score(0.533014)) / 2, abs=0.05)
+
+
+def test_pairs_are_less_noisy_than_games_when_openings_decide() -> None:
+    # Every opening won by White: each pair scores 1 point. The trinomial count sees 50% with a
+    # large variance; the pentanomial count sees no variance at all (regularised: tiny) - and with
+    # one extra won pair its LLR moves far more than the trinomial one.
+    tally = sprt.Tally()
+    for _ in range(30):
+        tally.add_pair(1.0, 0.0)
+    tally.add_pair(1.0, 0.5)
+    assert tally.pairs == [0, 0, 30, 1, 0]
+    assert (tally.wins, tally.draws, tally.losses) == (31, 1, 30)
+    penta = sprt.pentanomial_llr(tally.pairs, 0, 5)
+    tri = sprt.trinomial_llr(tally.losses, tally.draws, tally.wins, 0, 5)
+    assert penta > 10 * abs(tri)
+
+
+def test_all_wins_give_a_finite_positive_llr() -> None:
+    value = sprt.pentanomial_llr([0, 0, 0, 0, 12], 0, 5)
+    assert math.isfinite(value) and value > 2.95
+    assert sprt.decision(value, sprt.sprt_bounds(0.05, 0.05)) == "H1"
+    assert sprt.decision(-3.0, sprt.sprt_bounds(0.05, 0.05)) == "H0"
+    assert sprt.decision(0.0, sprt.sprt_bounds(0.05, 0.05)) is None
+    assert sprt.pentanomial_llr([0] * 5, 0, 5) == 0.0
+
+
+def test_arguments() -> None:
+    with pytest.raises(SystemExit):
+        sprt.parse_arguments(["--candidate", "a", "--base", "b", "--elo0", "5", "--elo1", "0"])
+    args = sprt.parse_arguments(["--candidate", "a", "--base", "b", "--tc", "5+0.05", "--option", "OwnBook=false"])
+    assert (args.base_time, args.inc, args.options) == (5.0, 0.05, [("OwnBook", False)])
+
+
+def test_short_run_of_ponderosa_against_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pgn = tmp_path / "sprt.pgn"
+    code = sprt.main(["--candidate", "ponderosa", "--base", "ponderosa", "--option", "OwnBook=false",
+                      "--tc", "1+0.02", "--max-games", "2", "--max-plies", "16", "--pgn", str(pgn)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "- games 2:" in out and "faults: none" in out
+    assert pgn.read_text().count("[Event ") == 2
+
+
+@pytest.mark.parametrize("key", ["toga2", "ethereal"])
+def test_strength_opponents_start(key: str) -> None:
+    spec = match.OPPONENTS[key]
+    if shutil.which(match.resolve_command(spec.command)[0]) is None:
+        pytest.skip(f"{spec.command[0]} is not installed")
+    player = match.Player(spec, key)
+    try:
+        player.start()
+        assert player.name.split()[0] in ("Toga", "Ethereal")
+    finally:
+        player.close()

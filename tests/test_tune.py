@@ -1,0 +1,118 @@
+"""The evaluation tuner: packed positions, quietness, K, the Jacobian, and a short run that lowers the error."""
+from __future__ import annotations
+
+import importlib.util
+import lzma
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+import pytest
+
+from ponderosa.core_ext import evaluate
+from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.position_set import PositionSet, is_quiet
+
+from conftest import data_file
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+_SPEC = importlib.util.spec_from_file_location("tune_script", REPO / "tools" / "tune.py")
+assert _SPEC and _SPEC.loader
+tune = importlib.util.module_from_spec(_SPEC)
+sys.modules["tune_script"] = tune
+_SPEC.loader.exec_module(tune)
+
+
+@pytest.fixture(autouse=True)
+def restore_weights():  # type: ignore[no-untyped-def]
+    yield
+    evaluate.set_weights(evaluate.default_weights())
+
+
+def sample_fens(games: int) -> list[str]:
+    fens = []
+    with lzma.open(data_file("games", "master_sample_2000.pgn.xz"), "rt") as handle:
+        for _ in range(games):
+            game = chess.pgn.read_game(handle)
+            assert game is not None
+            board = game.board()
+            for move in game.mainline_moves():
+                board.push(move)
+                fens.append(board.fen())
+    return fens
+
+
+def test_packed_scores_equal_the_evaluator() -> None:
+    fens = sample_fens(20)
+    positions = PositionSet()
+    for fen in fens:
+        positions.add(Board(fen))
+    evaluator = Evaluator()
+    scores = positions.scores(evaluator)
+    assert len(positions) == len(fens) == len(scores)
+    for fen, score in zip(fens, scores):
+        board = Board(fen)
+        white_view = evaluator.evaluate(board) * (1 if board.white_to_move else -1)
+        assert score == white_view, fen
+
+
+def test_quiet_positions() -> None:
+    assert is_quiet(Board())
+    assert not is_quiet(Board("4k3/8/8/8/8/8/8/4K2r w - - 0 1"))          # in check
+    assert not is_quiet(Board("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1"))       # exd5 wins a queen
+    assert is_quiet(Board("4k3/8/2p5/3p4/4P3/8/8/4K3 w - - 0 1"))         # exd5 cxd5: even
+    assert not is_quiet(Board("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1"))         # promotion
+
+
+def test_fit_k_finds_the_constant_of_the_data() -> None:
+    scores = np.linspace(-600, 600, 241)
+    results = tune.expected(scores, 1.37)
+    assert tune.fit_k(scores, results) == pytest.approx(1.37, abs=1e-3)
+
+
+def test_jacobian_of_the_queen_value_is_the_phase_share() -> None:
+    # White has a queen more: the score moves by phase/24 per centipawn of the opening value.
+    data = tune.build_data([("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1", 1.0),
+                            ("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", 0.5)])
+    params = [tune.Parameter("PIECE_MG", 5), tune.Parameter("PIECE_EG", 5), tune.Parameter("TEMPO_MG", -1)]
+    jac = tune.measure_jacobian(data, evaluate.get_weights(), params, 8)
+    dense = np.zeros((2, 3))
+    dense[jac.rows, jac.cols] = jac.vals
+    assert dense[0, 0] == pytest.approx(4 / 24, abs=0.07)     # phase 4 (one queen)
+    assert dense[0, 1] == pytest.approx(20 / 24, abs=0.07)
+    assert dense[1, 0] == dense[1, 1] == 0                    # no queen on the board
+    assert dense[1, 2] == 0                                   # phase 0: the opening tempo counts nothing
+    assert list(jac.active) == [True, True, True]
+    assert evaluate.get_weights() == evaluate.default_weights()   # every weight put back
+
+
+def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "positions.txt"
+    path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.5\nnot a fen;1\n")
+    with pytest.raises(SystemExit, match=r"positions.txt:2"):
+        list(tune.read_position_file(path))
+    path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.7\n")
+    with pytest.raises(SystemExit, match=r"positions.txt:1: result '0.7'"):
+        list(tune.read_position_file(path))
+
+
+def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "eval_weights.pxi"
+    saved = tmp_path / "positions.txt"
+    code = tune.main(["--pgn", str(data_file("games", "master_sample_2000.pgn.xz")), "--max-games", "200",
+                      "--passes", "1", "--iterations", "60", "--min-positions", "20", "--out", str(out),
+                      "--save-positions", str(saved)])
+    assert code == 0
+    report = capsys.readouterr().out
+    before, after = (float(x) for x in report.split("training: ")[1].split()[0:3:2])
+    assert after < before
+    namespace: dict = {}
+    exec(out.read_text(), namespace)          # the weights file is Python: one dict
+    tune.eval_weights.check(namespace["EVAL_WEIGHTS"])
+    assert namespace["EVAL_WEIGHTS"] != evaluate.default_weights()
+    lines = saved.read_text().splitlines()
+    assert len(lines) > 300 and all(line.rsplit(";", 1)[1] in ("1", "0.5", "0") for line in lines)

@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Texel tuning of Ponderosa's evaluation weights against game results.
+
+Usage (after `pip install -e .`; numpy is a dependency of the engine already):
+
+    python tools/tune.py --pgn GAMES.pgn[.xz] [--pgn MORE.pgn ...] [--write]
+
+1. Positions: from every game with a result, up to --per-game positions (drawn at random, seed
+   --seed) after the first --skip-plies plies that are quiet: not in check, no promotion and no
+   capture that wins material by the static exchange (the core's SEE). Each is labelled with
+   its game's result (1, 1/2, 0 for White). --save-positions keeps them in a text file
+   (`FEN;result` lines) and --positions reads such files instead of PGN.
+2. K: the scaling constant of the logistic 1 / (1 + 10^(-K·eval/400)) that turns a White-view
+   evaluation in centipawns into an expected score is fitted first, to the current weights.
+3. Weights: the mean squared error between results and expected scores is minimised over every
+   tunable weight of core_ext/eval_weights.pxi. Each pass measures, by central differences of
+   the real evaluation, how each position's score moves with each weight (a sparse Jacobian, so
+   every term counts, tapering and draw scaling included), then runs Adam on that linearised
+   model (weights that move fewer than --min-positions scores stay fixed; --ridge adds an L2
+   penalty on the change); the rounded weights are loaded into the core and the error
+   re-measured exactly with the real evaluation. --passes repeats this from the new weights.
+4. Output: the error before and after, on the training positions and on a held-out tenth, as a
+   Markdown report on stdout; --write rewrites core_ext/eval_weights.pxi (then rebuild with
+   `pip install -e .`), --out writes the weights file elsewhere.
+"""
+from __future__ import annotations
+
+import argparse
+import lzma
+import math
+import random
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import eval_weights  # noqa: E402  (the weights file's layout and writer, beside this script)
+
+from ponderosa.core_ext import evaluate  # noqa: E402
+from ponderosa.core_ext.board import Board  # noqa: E402
+from ponderosa.core_ext.evaluate import Evaluator  # noqa: E402
+from ponderosa.core_ext.position_set import PositionSet, is_quiet  # noqa: E402
+
+RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
+LN10 = math.log(10.0)
+
+
+# ---------------------------------------------------------------- positions
+
+
+def open_text(path: Path):  # type: ignore[no-untyped-def]
+    """A text file, read through xz when its name ends in .xz."""
+    if path.suffix == ".xz":
+        return lzma.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+def positions_from_pgn(path: Path, max_games: int, per_game: int, skip_plies: int,
+                       rng: random.Random) -> Iterator[tuple[str, float]]:
+    """(FEN, White's result) of up to per_game quiet positions of each decided or drawn game."""
+    board = Board()
+    games = 0
+    with open_text(path) as handle:
+        while games < max_games:
+            try:
+                game = chess.pgn.read_game(handle)
+            except (ValueError, UnicodeDecodeError) as error:   # a broken game is skipped, named
+                print(f"{path}: game {games + 1} skipped: {error}", file=sys.stderr)
+                continue
+            if game is None:
+                return
+            result = RESULTS.get(game.headers.get("Result", "*"))
+            if result is None or game.errors:
+                continue
+            games += 1
+            position = game.board()
+            fens = []
+            for ply, move in enumerate(game.mainline_moves()):
+                position.push(move)
+                if ply + 1 >= skip_plies:
+                    fens.append(position.fen())
+            rng.shuffle(fens)
+            taken = 0
+            for fen in fens:
+                if taken == per_game:
+                    break
+                board.set_fen(fen)
+                if is_quiet(board):
+                    taken += 1
+                    yield fen, result
+
+
+def read_position_file(path: Path) -> Iterator[tuple[str, float]]:
+    """`FEN;result` lines (result 1, 0.5 or 0 for White); a broken line stops with file and line."""
+    with open_text(path) as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fen, _, result = line.rpartition(";")
+            try:
+                value = float(result)
+                if value not in (0.0, 0.5, 1.0):
+                    raise ValueError(f"result {result.strip()!r} is not 1, 0.5 or 0")
+                chess.Board(fen.strip())
+            except ValueError as error:
+                raise SystemExit(f"{path}:{number}: {error}") from None
+            yield fen.strip(), value
+
+
+@dataclass
+class Data:
+    positions: PositionSet
+    results: np.ndarray        # float64, White's result per position
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+def build_data(samples: list[tuple[str, float]]) -> Data:
+    positions = PositionSet()
+    board = Board()
+    for fen, _ in samples:
+        board.set_fen(fen)
+        positions.add(board)
+    return Data(positions, np.array([r for _, r in samples], dtype=np.float64))
+
+
+# ---------------------------------------------------------------- error and K
+
+
+def expected(scores: np.ndarray, k: float) -> np.ndarray:
+    return 1.0 / (1.0 + np.power(10.0, -k * scores / 400.0))
+
+
+def mean_squared_error(scores: np.ndarray, results: np.ndarray, k: float) -> float:
+    return float(np.mean((results - expected(scores, k)) ** 2))
+
+
+def fit_k(scores: np.ndarray, results: np.ndarray, low: float = 0.05, high: float = 5.0) -> float:
+    """K minimising the error of these scores, by golden-section search (the error is unimodal in K)."""
+    ratio = (math.sqrt(5) - 1) / 2
+    a, b = low, high
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = mean_squared_error(scores, results, c), mean_squared_error(scores, results, d)
+    while b - a > 1e-4:
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = mean_squared_error(scores, results, c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = mean_squared_error(scores, results, d)
+    return (a + b) / 2
+
+
+# ---------------------------------------------------------------- the linearised model
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    index: int        # -1 for a single number
+
+
+def tunable_parameters() -> list[Parameter]:
+    params = []
+    for w in eval_weights.LAYOUT:
+        if not w.tunable:
+            continue
+        if w.length == 0:
+            params.append(Parameter(w.name, -1))
+        else:
+            params.extend(Parameter(w.name, i) for i in range(w.length))
+    return params
+
+
+def with_value(weights: dict, param: Parameter, value: int) -> dict:
+    """{name: value} for set_weights with one entry of the weight changed."""
+    if param.index < 0:
+        return {param.name: value}
+    values = list(weights[param.name])
+    values[param.index] = value
+    return {param.name: values}
+
+
+def value_of(weights: dict, param: Parameter) -> int:
+    return int(weights[param.name] if param.index < 0 else weights[param.name][param.index])
+
+
+@dataclass
+class Jacobian:
+    rows: np.ndarray     # position index of each non-zero
+    cols: np.ndarray     # parameter index
+    vals: np.ndarray     # d(score) / d(weight)
+    active: np.ndarray   # bool per parameter: it moves some position's score
+
+
+def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: int,
+                     min_positions: int = 1) -> Jacobian:
+    """Central differences of every position's score for every parameter, at the given weights.
+
+    A parameter that moves fewer than min_positions scores stays as it is (inactive): Adam scales
+    every step to the same size, so a weight seen in a handful of positions would be fitted to
+    their noise."""
+    evaluator = Evaluator(1 << 16)
+    rows, cols, vals = [], [], []
+    active = np.zeros(len(params), dtype=bool)
+    for j, param in enumerate(params):
+        if j and j % 200 == 0:
+            print(f"    {j} of {len(params)} parameters measured", file=sys.stderr)
+        base = value_of(weights, param)
+        evaluate.set_weights(with_value(weights, param, base + delta))
+        up = data.positions.scores(evaluator)
+        evaluate.set_weights(with_value(weights, param, base - delta))
+        down = data.positions.scores(evaluator)
+        evaluate.set_weights(with_value(weights, param, base))
+        diff = (up.astype(np.float32) - down.astype(np.float32)) / (2 * delta)
+        nonzero = np.flatnonzero(diff)
+        if nonzero.size >= min_positions:
+            active[j] = True
+            rows.append(nonzero.astype(np.int32))
+            cols.append(np.full(nonzero.size, j, dtype=np.int32))
+            vals.append(diff[nonzero])
+    if not rows:
+        return Jacobian(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.float32), active)
+    return Jacobian(np.concatenate(rows), np.concatenate(cols), np.concatenate(vals), active)
+
+
+def optimise(jac: Jacobian, base_scores: np.ndarray, results: np.ndarray, k: float, n_params: int,
+             iterations: int, rate: float, log: bool, ridge: float = 0.0,
+             start: np.ndarray | None = None) -> np.ndarray:
+    """Adam on the linearised error plus ridge * sum((total change)^2); returns the change of
+    every parameter (centipawns, float). start: changes made by earlier passes (for the ridge)."""
+    n = len(results)
+    change = np.zeros(n_params)
+    m = np.zeros(n_params)
+    v = np.zeros(n_params)
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    vals = jac.vals.astype(np.float64)
+    for step in range(1, iterations + 1):
+        scores = base_scores + np.bincount(jac.rows, weights=vals * change[jac.cols], minlength=n)
+        e = expected(scores, k)
+        d_score = -2.0 * (results - e) * e * (1.0 - e) * LN10 * k / 400.0 / n
+        grad = np.bincount(jac.cols, weights=vals * d_score[jac.rows], minlength=n_params)
+        if ridge:
+            grad += 2.0 * ridge * (change + (start if start is not None else 0.0))
+        m = beta1 * m + (1 - beta1) * grad
+        v = beta2 * v + (1 - beta2) * grad * grad
+        change -= rate * (m / (1 - beta1 ** step)) / (np.sqrt(v / (1 - beta2 ** step)) + eps)
+        if log and (step % 100 == 0 or step == iterations):
+            print(f"    step {step}: linearised error {float(np.mean((results - e) ** 2)):.6f}", file=sys.stderr)
+    return change
+
+
+def apply_change(weights: dict, params: list[Parameter], change: np.ndarray, active: np.ndarray) -> dict:
+    """The weights with every active parameter moved by its rounded change."""
+    new = {name: (list(value) if isinstance(value, list) else value) for name, value in weights.items()}
+    for j, param in enumerate(params):
+        if not active[j]:
+            continue
+        value = value_of(weights, param) + int(round(float(change[j])))
+        if param.index < 0:
+            new[param.name] = value
+        else:
+            new[param.name][param.index] = value
+    return new
+
+
+# ---------------------------------------------------------------- the run
+
+
+def collect(args: argparse.Namespace) -> list[tuple[str, float]]:
+    rng = random.Random(args.seed)
+    samples: list[tuple[str, float]] = []
+    for path in args.positions:
+        samples.extend(read_position_file(path))
+    for path in args.pgn:
+        before = len(samples)
+        samples.extend(positions_from_pgn(path, args.max_games, args.per_game, args.skip_plies, rng))
+        print(f"{path}: {len(samples) - before} quiet positions", file=sys.stderr)
+    if args.save_positions:
+        with open(args.save_positions, "w", encoding="utf-8") as out:
+            out.writelines(f"{fen};{result:g}\n" for fen, result in samples)
+    return samples
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pgn", type=Path, action="append", default=[], help="games (.pgn or .pgn.xz), repeatable")
+    parser.add_argument("--positions", type=Path, action="append", default=[],
+                        help="`FEN;result` file written by --save-positions, repeatable")
+    parser.add_argument("--save-positions", type=Path, help="write the extracted positions to this file")
+    parser.add_argument("--max-games", type=int, default=10**9, help="games read from each PGN file")
+    parser.add_argument("--per-game", type=int, default=3, help="quiet positions drawn from each game (default 3)")
+    parser.add_argument("--skip-plies", type=int, default=16, help="opening plies never drawn (default 16)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--passes", type=int, default=2, help="Jacobian + Adam rounds (default 2)")
+    parser.add_argument("--iterations", type=int, default=400, help="Adam steps per pass (default 400)")
+    parser.add_argument("--rate", type=float, default=1.0, help="Adam step size in centipawns (default 1)")
+    parser.add_argument("--delta", type=int, default=8, help="weight change for the differences (default 8)")
+    parser.add_argument("--min-positions", type=int, default=500,
+                        help="weights moving fewer scores than this stay fixed (default 500)")
+    parser.add_argument("--ridge", type=float, default=0.0,
+                        help="penalty per squared centipawn of change from the start (default 0)")
+    parser.add_argument("--write", action="store_true", help="rewrite core_ext/eval_weights.pxi")
+    parser.add_argument("--out", type=Path, help="write the weights file here instead")
+    args = parser.parse_args(argv)
+    if not args.pgn and not args.positions:
+        parser.error("give games (--pgn) or positions (--positions)")
+    for path in [*args.pgn, *args.positions]:
+        if not path.is_file():
+            parser.error(f"{path}: no such file")
+    started = time.monotonic()
+
+    samples = collect(args)
+    if len(samples) < 100:
+        raise SystemExit(f"only {len(samples)} positions: too few to tune")
+    random.Random(args.seed).shuffle(samples)
+    held = max(1, len(samples) // 10)
+    train, test = build_data(samples[held:]), build_data(samples[:held])
+    print(f"{len(train)} training and {len(test)} held-out positions", file=sys.stderr)
+
+    evaluator = Evaluator(1 << 16)
+    weights = evaluate.get_weights()
+    start_weights = weights
+    k = fit_k(train.positions.scores(evaluator).astype(np.float64), train.results)
+    error: dict[str, list[float]] = {"train": [], "test": []}
+
+    def measure() -> None:
+        error["train"].append(mean_squared_error(train.positions.scores(evaluator).astype(np.float64),
+                                                 train.results, k))
+        error["test"].append(mean_squared_error(test.positions.scores(evaluator).astype(np.float64),
+                                                test.results, k))
+        print(f"  error: training {error['train'][-1]:.6f}, held-out {error['test'][-1]:.6f}", file=sys.stderr)
+
+    print(f"K = {k:.4f}", file=sys.stderr)
+    measure()
+    params = tunable_parameters()
+    for number in range(1, args.passes + 1):
+        print(f"pass {number}: Jacobian of {len(params)} parameters", file=sys.stderr)
+        jac = measure_jacobian(train, weights, params, args.delta, args.min_positions)
+        print(f"  {int(jac.active.sum())} parameters move at least {args.min_positions} scores; "
+              f"{jac.vals.size} non-zeros", file=sys.stderr)
+        base = train.positions.scores(evaluator).astype(np.float64)
+        so_far = np.array([value_of(weights, p) - value_of(start_weights, p) for p in params], dtype=np.float64)
+        change = optimise(jac, base, train.results, k, len(params), args.iterations, args.rate, True,
+                          args.ridge, so_far)
+        candidate = apply_change(weights, params, change, jac.active)
+        evaluate.set_weights(candidate)
+        measure()
+        if error["train"][-1] > error["train"][-2]:
+            print("  the real error went up: this pass is undone and the run stops", file=sys.stderr)
+            evaluate.set_weights(weights)
+            error["train"].pop()
+            error["test"].pop()
+            break
+        weights = candidate
+
+    source = (f"tools/tune.py: {len(train)} positions, K {k:.4f}, error {error['train'][0]:.6f} -> "
+              f"{error['train'][-1]:.6f}" if weights != start_weights else "hand-set weights, before any tuning")
+    target = args.out or (eval_weights.WEIGHTS_FILE if args.write else None)
+    if target is not None:
+        eval_weights.write(weights, source, target)
+    minutes = (time.monotonic() - started) / 60
+    changed = sum(1 for p in params if value_of(weights, p) != value_of(start_weights, p))
+    print(f"## Tuning run\n\nCommand: `python tools/tune.py {' '.join(argv if argv is not None else sys.argv[1:])}`\n")
+    print(f"- positions: {len(train)} training, {len(test)} held out; K = {k:.4f}")
+    print(f"- mean squared error, training: {error['train'][0]:.6f} -> {error['train'][-1]:.6f}")
+    print(f"- mean squared error, held out: {error['test'][0]:.6f} -> {error['test'][-1]:.6f}")
+    print(f"- passes kept: {len(error['train']) - 1}; weights changed: {changed} of {len(params)} tunable")
+    print(f"- time: {minutes:.1f} min" + (f"; weights written to {target}" if target else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
