@@ -314,9 +314,14 @@ class Engine:
         old.close()
 
     def set_opponent(self, opponent: Opponent) -> None:
-        """Who the engine plays: the learner records the name (the server rules read the rest)."""
+        """Who the engine plays (UCI_Opponent): the learner records the name, the server rules
+        (engine/ics.py) take the name, title, rating and whether it is a computer."""
         self.opponent = opponent
         self.learner.opponent = opponent.name or "?"
+        self.ics.opponent_name = opponent.name if opponent.name != "?" else ""
+        self.ics.opponent_computer = bool(opponent.computer)
+        self.ics.opponent_title = opponent.title
+        self.ics.ratings = (self.ics.ratings[0], opponent.rating)
 
     def import_learning(self, path: str, clear: bool = False) -> int:
         """Learn from a book.lrn or position.lrn file (Crafty's import)."""

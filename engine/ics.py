@@ -172,13 +172,15 @@ class IcsSettings:
     # The current opponent, from XBoard's name/computer/rating or the console's commands.
     opponent_name: str = ""
     opponent_computer: bool = False
+    opponent_title: str | None = None     # the title a UCI GUI gives (UCI_Opponent)
     ratings: tuple[int | None, int | None] = (None, None)
 
     def opponent(self) -> Opponent:
-        return classify(self.lists, self.opponent_name, self.opponent_computer)
+        return classify(self.lists, self.opponent_name, self.opponent_computer, self.opponent_title)
 
     def forget_opponent(self) -> None:
         self.opponent_name, self.opponent_computer, self.ratings = "", False, (None, None)
+        self.opponent_title = None
 
     @classmethod
     def from_lists_file(cls, path: Path | None = None) -> IcsSettings:
@@ -224,12 +226,15 @@ def clean_handle(raw: str) -> str | None:
     return None
 
 
-def classify(lists: dict[str, dict[str, int | None]], name: str | None, computer: bool) -> Opponent:
-    """The opponent as the lists see them (names matched case-insensitively)."""
+def classify(lists: dict[str, dict[str, int | None]], name: str | None, computer: bool,
+             title: str | None = None) -> Opponent:
+    """The opponent as the lists see them (names matched case-insensitively); a GM or IM title
+    the GUI gives (UCI_Opponent) counts as if the name were on that list."""
+    given = frozenset([title]) if title in ("GM", "IM") else frozenset()
     if not name:
-        return Opponent(computer=computer)
+        return Opponent(computer=computer, titles=given)
     key = name.lower()
-    titles = frozenset(which for which in LIST_NAMES if key in lists[which])
+    titles = given | frozenset(which for which in LIST_NAMES if key in lists[which])
     special = lists["S"].get(key) if "S" in titles else None
     return Opponent(name, computer or "C" in titles, titles, special)
 

@@ -117,7 +117,6 @@ class UciSession:
         self.active: ActiveSearch | None = None
         self.ponder_enabled = True          # option Ponder: pondering is expected (more time per move)
         self.analyse_mode = False           # UCI_AnalyseMode: no book moves, nothing recorded for learning
-        self.threads = 1                    # option Threads (the search is single-threaded for now)
         self._held: deque[tuple] = deque()  # events read while waiting for a stopped search's result
 
     # -- the loop ---------------------------------------------------------------

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.engine import Engine
+from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
 from ponderosa.protocol.xboard import OPTIONS as XBOARD_OPTIONS
 from ponderosa.protocol.xboard import SCALE_OPTIONS, set_logging
 
@@ -46,7 +47,7 @@ def _xboard_spin(name: str) -> UciOption:
 UCI_OPTIONS: list[UciOption] = [
     _xboard_spin("Hash"),
     UciOption("Clear Hash", "button", lambda engine: None),
-    _xboard_spin("Threads"),
+    UciOption("Threads", "spin", lambda engine: engine.threads, 1, XBOARD_OPTIONS["Threads"][3]),
     UciOption("Ponder", "check", lambda engine: True),
     UciOption("OwnBook", "check", lambda engine: engine.book.enabled),
     UciOption("BookFile", "string", lambda engine: DEFAULT),
@@ -59,6 +60,8 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("UCI_AnalyseMode", "check", lambda engine: False),
     UciOption("UCI_Opponent", "string", lambda engine: ""),
     UciOption("Log", "check", lambda engine: False),
+    UciOption("SyzygyPath", "string", lambda engine: engine.tablebases.path or EMPTY),
+    UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.tablebases.probe_depth, *PROBE_DEPTH_RANGE),
     *[_xboard_spin(name) for name in SCALE_OPTIONS],
 ]
 
@@ -92,7 +95,7 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
         if name == "Hash":
             engine.set_hash_size(number * 1024 * 1024)
         elif name == "Threads":
-            session.threads = number
+            engine.set_threads(number)
         elif name == "BookRandom":
             engine.book.settings.random_mode = number
         elif name == "BookWidth":
@@ -103,6 +106,8 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
             engine.draw_score = -number
         elif name == "MultiPV":
             engine.multi_pv = number
+        elif name == "SyzygyProbeDepth":
+            engine.tablebases.set_probe_depth(number)
         elif name in SCALE_OPTIONS:
             engine.set_eval_scale(SCALE_OPTIONS[name], number)
     elif option.kind == "check":
@@ -127,6 +132,10 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
     elif name == "LearnStore":
         if value not in ("", DEFAULT, EMPTY):
             engine.use_learned_store(value)
+    elif name == "SyzygyPath":
+        # UCI sends setoption only while the engine waits, so the tables can change at once.
+        note = "; ".join(f"Syzygy: {message}" for message in
+                         engine.set_tablebase_path("" if value == EMPTY else value))
     elif name == "UCI_Opponent":
         note = session.set_opponent("" if value == EMPTY else value)
     return note

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
+
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
     from ponderosa.protocol.xboard import Output
 
 EGT_FEATURE = 'egt="syzygy"'
-PROBE_DEPTH_RANGE = (0, 100)
 
 
 class XBoardTablebases:
