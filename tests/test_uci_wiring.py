@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 
-from conftest import data_file
-
 from ponderosa.engine import ics
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.uci import UciSession
+
+from conftest import data_file
 
 
 def session() -> tuple[UciSession, io.StringIO, Engine]:
