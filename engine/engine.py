@@ -120,6 +120,7 @@ class EngineSummary:
     books: dict[str, tuple[str, int]]   # "opening book" / "start book": (file, positions)
     learned_location: str
     threads: int
+    tablebases: tuple[str, int] | None = None   # (path, most pieces of a table found), when tables are in use
 
 
 class Engine:
@@ -575,7 +576,8 @@ class Engine:
         for name, source in (("opening book", self.book.large), ("start book", self.book.start)):
             if source is not None:
                 books[name] = (source.path, source.positions())
-        return EngineSummary(self.tt.size, self.pawn_hash_bytes, books, self.learned.location, self.threads)
+        tables = (self.tablebases.path, self.tablebases.largest) if self.tablebases.largest > 0 else None
+        return EngineSummary(self.tt.size, self.pawn_hash_bytes, books, self.learned.location, self.threads, tables)
 
     @property
     def threads(self) -> int:

@@ -23,4 +23,7 @@ def banner_lines(summary: EngineSummary) -> list[str]:
     if not summary.books:
         lines.append("opening book: none")
     lines.append(f"learned data: {summary.learned_location}")
+    if summary.tablebases is not None:
+        path, pieces = summary.tablebases
+        lines.append(f"{pieces} piece tablebase files found in {path}")
     return lines

@@ -85,12 +85,13 @@ def run(engine: Engine, arguments: argparse.Namespace) -> int:
     if arguments.commands == ["bench"]:
         console.execute("bench")   # OpenBench: `ENGINE bench` alone, then the process must end
         return 0
-    if sys.stdin.isatty() and not (arguments.xboard or arguments.uci):   # a person at a terminal, not a GUI
-        for line in banner_lines(engine.summary()):
-            console.say(line)
     startup = startup_file()
     if startup is not None:
         console.execute(f"input {startup}")
+    # After .ponderosarc, so the banner shows the hash, threads and tables it set.
+    if sys.stdin.isatty() and not (arguments.xboard or arguments.uci):   # a person at a terminal, not a GUI
+        for line in banner_lines(engine.summary()):
+            console.say(line)
     for command in arguments.commands:
         if command == "c":   # Crafty's `crafty c`: continue the last game
             try:

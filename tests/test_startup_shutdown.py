@@ -54,7 +54,10 @@ def test_version_is_printed_and_the_program_exits() -> None:
     assert done.returncode == 0 and done.stdout.strip() == FULL_NAME
 
 
-def test_banner_at_a_terminal() -> None:
+def test_banner_at_a_terminal(tmp_path: Path) -> None:
+    """After .ponderosarc: the tables it points at are in the banner."""
+    tables = Path(__file__).resolve().parent / "data" / "syzygy"
+    (tmp_path / ".ponderosarc").write_text(f"tbpath {tables}\nexit\n")
     controller, terminal = pty.openpty()
     process = subprocess.Popen(PROGRAM, stdin=terminal, stdout=terminal, stderr=terminal)
     os.close(terminal)
@@ -79,6 +82,7 @@ def test_banner_at_a_terminal() -> None:
     assert "search threads = 1" in text
     assert "opening book:" in text and "positions)" in text
     assert "learned data:" in text
+    assert f"4 piece tablebase files found in {tables}" in text
 
 
 def test_no_banner_for_a_gui() -> None:
