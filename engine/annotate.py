@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 import chess
 
 from ponderosa.core_ext.board import Board
+from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.records import ReadGame, RecordError, read_pgn_file, write_atomically
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, mate_distance
 
@@ -95,19 +96,7 @@ def format_score(score_for_white: int) -> str:
 
 def san_line(board: chess.Board, pv: list[str]) -> str:
     """UCI moves from board in SAN with move numbers (3... Nf6 4. Qxf7#)."""
-    board = board.copy(stack=False)
-    words: list[str] = []
-    for index, uci in enumerate(pv):
-        move = chess.Move.from_uci(uci)
-        if move not in board.legal_moves:
-            break
-        if board.turn == chess.WHITE:
-            words.append(f"{board.fullmove_number}.")
-        elif index == 0:
-            words.append(f"{board.fullmove_number}...")
-        words.append(board.san(move))
-        board.push(move)
-    return " ".join(words)
+    return numbered_san(board, pv)
 
 
 @dataclass

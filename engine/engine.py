@@ -23,6 +23,7 @@ from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learned import LearnedStoreError, open_learned_store
 from ponderosa.engine.learner import Learner
 from ponderosa.engine.learning import LEARN_POSITION, SearchSample
+from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.opening_book import (
     LARGE_BOOK_NAME,
     START_BOOK_NAME,
@@ -454,19 +455,7 @@ class Engine:
 
     def san_line(self, pv: list[str]) -> str:
         """A line of UCI moves from the current position in SAN with move numbers (1. e4 e5 2. Nf3)."""
-        board = chess.Board(self.board.fen())
-        words = []
-        for index, uci in enumerate(pv):
-            move = chess.Move.from_uci(uci)
-            if move not in board.legal_moves:
-                break
-            if board.turn == chess.WHITE:
-                words.append(f"{board.fullmove_number}.")
-            elif index == 0:
-                words.append(f"{board.fullmove_number}. ...")
-            words.append(board.san(move))
-            board.push(move)
-        return " ".join(words)
+        return numbered_san(chess.Board(self.board.fen()), pv, "{}. ...")
 
     # -- search ---------------------------------------------------------------
 

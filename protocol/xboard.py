@@ -20,6 +20,7 @@ from ponderosa.engine.clock import MIN_BUDGET, TimeControl, allocate, parse_leve
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
+from ponderosa.engine.notation import san_moves
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.worker import MAX_THREADS
@@ -353,15 +354,7 @@ class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
 
     @staticmethod
     def _pv_text(start: chess.Board, pv: list[str]) -> str:
-        board = start.copy(stack=False)
-        words = []
-        for uci in pv:
-            move = chess.Move.from_uci(uci)
-            if move not in board.legal_moves:
-                break
-            words.append(board.san(move))
-            board.push(move)
-        return " ".join(words)
+        return " ".join(san_moves(start, pv))
 
     # -- moves from the GUI -----------------------------------------------------
 

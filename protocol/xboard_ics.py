@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import chess
 
 from ponderosa.engine import ics
+from ponderosa.engine.notation import san_moves
 from ponderosa.engine.search import SearchResult, Thinking, mate_distance
 
 if TYPE_CHECKING:
@@ -215,12 +216,4 @@ class XBoardIcs:
 
 
 def _san_line(start: chess.Board, pv: list[str]) -> str:
-    board = start.copy(stack=False)
-    words = []
-    for uci in pv:
-        move = chess.Move.from_uci(uci)
-        if move not in board.legal_moves:
-            break
-        words.append(board.san(move))
-        board.push(move)
-    return " ".join(words)
+    return " ".join(san_moves(start, pv))
