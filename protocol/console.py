@@ -5,23 +5,30 @@ import re
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import chess
 
 from ponderosa.engine.bench import BENCH_DEPTH
-from ponderosa.engine.book_file import BookFileError
 from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
-from ponderosa.engine.learned import LearnedStoreError, parse_bookeval
-from ponderosa.engine.learner import LearnFileError
 from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
-from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
+from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import SuiteError, TestPosition
 from ponderosa.engine.worker import MAX_THREADS
+from ponderosa.protocol.console_book import BookCommands, book_commands
+from ponderosa.protocol.console_commands import (
+    Command,
+    CommandError,
+    depth_argument,
+    format_rate,
+    format_score,
+    parse_seconds,
+    parse_size,
+    positive_int,
+)
 from ponderosa.protocol.console_ics import ICS_COMMANDS, ConsoleIcs
 from ponderosa.protocol.console_protocols import COMMAND_ENTRIES as PROTOCOL_COMMANDS
 from ponderosa.protocol.console_protocols import ProtocolCommands
@@ -30,81 +37,14 @@ from ponderosa.protocol.console_tablebases import TablebaseCommands, tablebase_c
 from ponderosa.protocol.console_threads import ConsoleThreads, thread_commands
 
 if TYPE_CHECKING:
-    from ponderosa.engine.book_build import BuildReport
+    pass
 
 # Words that look like a move (SAN or coordinates) get "Illegal move" rather than "unknown command".
 MOVE_PATTERN = re.compile(r"^([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBNqrbn])?|[a-h][1-8][a-h][1-8][qrbn]?|"
                           r"[O0]-[O0](-[O0])?)[+#!?]*$")
-SIZE_PATTERN = re.compile(r"^(\d+)([KMG]?)B?$", re.IGNORECASE)
 
 
-class CommandError(Exception):
-    """A command that cannot be carried out; its message is shown on one line."""
-
-
-@dataclass(frozen=True)
-class Command:
-    """One console command: its handler and its help text."""
-
-    names: tuple[str, ...]
-    handler: Callable[[Console, list[str]], None]
-    usage: str
-    summary: str
-
-
-def _positive_int(args: list[str], usage: str, minimum: int = 1) -> int:
-    if len(args) != 1 or not args[0].lstrip("-").isdigit() or int(args[0]) < minimum:
-        raise CommandError(f"usage: {usage}")
-    return int(args[0])
-
-
-def _depth_argument(args: list[str], command: str) -> int:
-    return _positive_int(args, f"{command} N  (N a depth of 1 or more)")
-
-
-def _number(text: str, usage: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise CommandError(f"usage: {usage}") from None
-
-
-def parse_size(text: str) -> int:
-    """Crafty's hash sizes: 65536, 512K, 64M, 1G (bytes)."""
-    match = SIZE_PATTERN.match(text.strip())
-    if not match:
-        raise CommandError(f"bad size {text!r}: use a number of bytes, or nnnK, nnnM, nnnG")
-    return int(match.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[match.group(2).upper()]
-
-
-def parse_seconds(text: str) -> float:
-    """A time in seconds, or mm:ss as Crafty's `st` accepts."""
-    try:
-        if ":" in text:
-            minutes, seconds = text.split(":", 1)
-            value = int(minutes) * 60 + float(seconds)
-        else:
-            value = float(text)
-    except ValueError:
-        raise CommandError(f"bad time {text!r}: use seconds or mm:ss") from None
-    if not value > 0:
-        raise CommandError("the time must be more than zero")
-    return value
-
-
-def format_rate(per_second: float) -> str:
-    return f"{per_second / 1e6:.1f}M" if per_second >= 1e6 else f"{per_second / 1e3:.1f}K"
-
-
-def format_score(score_for_white: int) -> str:
-    """Pawns from White's side, or Crafty's Mat05 / -Mat05 for mates."""
-    mate = mate_distance(score_for_white)
-    if mate is not None:
-        return f"{'' if mate > 0 else '-'}Mat{abs(mate):02d}"
-    return f"{score_for_white / 100:+.2f}"
-
-
-class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, ProtocolCommands):
+class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, ProtocolCommands, BookCommands):
     """Reads console commands and answers on `out`; the engine does the work."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -435,11 +375,11 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
             self.say("Draw declined.")
 
     def cmd_resign(self, args: list[str]) -> None:
-        self.resign_pawns = _positive_int(args, "resign N  (pawns behind; 0 = never)", minimum=0)
+        self.resign_pawns = positive_int(args, "resign N  (pawns behind; 0 = never)", minimum=0)
 
     def cmd_noise(self, args: list[str]) -> None:
         usage = "noise N  (nodes before thinking, whispers and kibitzes are shown)"
-        self.noise_nodes = self.engine.ics.noise_nodes = _positive_int(args, usage, minimum=0)
+        self.noise_nodes = self.engine.ics.noise_nodes = positive_int(args, usage, minimum=0)
 
     def _on_off(self, args: list[str], usage: str) -> bool:
         if len(args) != 1 or args[0].lower() not in ("on", "off"):
@@ -506,12 +446,12 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
     # -- perft ----------------------------------------------------------------
 
     def cmd_perft(self, args: list[str]) -> None:
-        result = self.engine.perft(_depth_argument(args, "perft"))
+        result = self.engine.perft(depth_argument(args, "perft"))
         self.say(f"total moves={result.nodes}  time={result.seconds:.3f}s  "
                  f"({format_rate(result.nodes_per_second)} nodes/sec)")
 
     def cmd_divide(self, args: list[str]) -> None:
-        depth = _depth_argument(args, "divide")
+        depth = depth_argument(args, "divide")
         total = 0
         for move, nodes in self.engine.divide(depth):
             self.say(f"{self.engine.san(move):<8} {move:<6} {nodes}")
@@ -649,8 +589,8 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
 
     def cmd_bench(self, args: list[str]) -> None:
         usage = "bench [DEPTH [THREADS]]"
-        depth = _positive_int(args[:1], usage) if args else BENCH_DEPTH
-        threads = _positive_int(args[1:], usage) if len(args) > 1 else 1   # one: the signature
+        depth = positive_int(args[:1], usage) if args else BENCH_DEPTH
+        threads = positive_int(args[1:], usage) if len(args) > 1 else 1   # one: the signature
         if len(args) > 2 or threads > MAX_THREADS:
             raise CommandError(f"usage: {usage}")
         result = self.engine.bench(depth, threads=threads)
@@ -663,7 +603,7 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
     def cmd_test(self, args: list[str]) -> None:
         if not args or len(args) > 2:
             raise CommandError("usage: test FILE [N]")
-        early_exit = _positive_int(args[1:], "test FILE [N]") if len(args) == 2 else None
+        early_exit = positive_int(args[1:], "test FILE [N]") if len(args) == 2 else None
 
         def on_result(position: TestPosition, result: SearchResult, right: bool) -> None:
             self.say(f"{position.title:<12} {'right' if right else 'wrong':<6} {result.best_move or '-':<6} "
@@ -679,7 +619,7 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
             self.say("failed: " + " ".join(position.title for position, _ in report.failures))
 
     def cmd_sd(self, args: list[str]) -> None:
-        self.engine.max_depth = _positive_int(args, "sd N  (search depth in plies)")
+        self.engine.max_depth = positive_int(args, "sd N  (search depth in plies)")
 
     def cmd_st(self, args: list[str]) -> None:
         if len(args) != 1:
@@ -687,7 +627,7 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
         self.engine.seconds_per_move = parse_seconds(args[0])   # st and level replace each other
 
     def cmd_sn(self, args: list[str]) -> None:
-        self.engine.max_nodes = _positive_int(args, "sn N  (nodes per search)")
+        self.engine.max_nodes = positive_int(args, "sn N  (nodes per search)")
 
     def cmd_hash(self, args: list[str]) -> None:
         if len(args) != 1:
@@ -734,197 +674,6 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
 
     # -- help and leaving -----------------------------------------------------
 
-    # -- opening book -------------------------------------------------------------
-
-    def cmd_book(self, args: list[str]) -> None:
-        """Crafty's book command and its sub-commands (see COMMANDS for the list)."""
-        if not args:
-            for line in self.engine.book.describe():
-                self.say(line)
-            return
-        action, rest = args[0].lower(), args[1:]
-        handler = BOOK_ACTIONS.get(action)
-        if handler is None:
-            raise CommandError(f"unknown book command: {action} (see `help book`)")
-        try:
-            handler(self, rest)
-        except BookFileError as error:
-            raise CommandError(str(error)) from error
-
-    def _book_create(self, args: list[str]) -> None:
-        usage = "book create FILE M [N] [WPCT]"
-        if not 2 <= len(args) <= 4:
-            raise CommandError(f"usage: {usage}")
-        max_moves = _positive_int(args[1:2], usage)
-        min_games = _positive_int(args[2:3], usage) if len(args) > 2 else 1
-        win_percent = _number(args[3], usage) if len(args) > 3 else 0.0
-        report = self.engine.create_book([args[0]], max_moves, min_games, win_percent, self._progress())
-        self._end_progress()
-        self._report(report)
-
-    def _book_add(self, args: list[str]) -> None:
-        if not args:
-            raise CommandError("usage: book add FILE [FILE...]")
-        report = self.engine.add_to_book(args, self._progress())
-        self._end_progress()
-        self._report(report)
-
-    def _book_merge(self, args: list[str]) -> None:
-        if len(args) != 3:
-            raise CommandError("usage: book merge BOOK1 BOOK2 OUT")
-        self._report(self.engine.merge_books(*args))
-
-    def _book_random(self, args: list[str]) -> None:
-        if len(args) != 1 or args[0] not in ("0", "1", "2"):
-            raise CommandError("usage: book random 0|1|2 (0 search, 1 Crafty's weighted random, 2 Terra's)")
-        self.engine.book.settings.random_mode = int(args[0])
-
-    def _book_width(self, args: list[str]) -> None:
-        self.engine.book.settings.width = _positive_int(args, "book width N")
-
-    def _book_on(self, args: list[str]) -> None:
-        self.engine.book.enabled = True
-
-    def _book_off(self, args: list[str]) -> None:
-        self.engine.book.enabled = False
-
-    def _book_use(self, args: list[str]) -> None:
-        if len(args) != 1:
-            raise CommandError("usage: book use FILE")
-        self.engine.book.use_book(args[0])
-        self.say(f"book: {args[0]}")
-
-    def _book_polyglot(self, args: list[str]) -> None:
-        if len(args) != 1:
-            raise CommandError("usage: book polyglot FILE.bin")
-        self.engine.book.use_polyglot(args[0])
-        self.say(f"book: {args[0]} (Polyglot)")
-
-    def _book_export(self, args: list[str]) -> None:
-        if len(args) != 1:
-            raise CommandError("usage: book export FILE.bin")
-        entries = self.engine.export_polyglot(args[0])
-        self.say(f"wrote {entries} Polyglot entries to {args[0]}")
-
-    def cmd_books(self, args: list[str]) -> None:
-        usage = "books create FILE M"
-        if len(args) != 3 or args[0].lower() != "create":
-            raise CommandError(f"usage: {usage}")
-        try:
-            report = self.engine.create_start_book([args[1]], _positive_int(args[2:3], usage))
-        except BookFileError as error:
-            raise CommandError(str(error)) from error
-        self._report(report)
-
-    def cmd_bookw(self, args: list[str]) -> None:
-        usage = "bookw freq|ratio|eval|learn WEIGHT (0..1)"
-        if len(args) != 2 or args[0].lower() not in ("freq", "ratio", "eval", "learn"):
-            raise CommandError(f"usage: {usage}")
-        weight = _number(args[1], usage)
-        if not 0.0 <= weight <= 1.0:
-            raise CommandError(f"usage: {usage}")
-        setattr(self.engine.book.settings, f"weight_{args[0].lower()}", weight)
-
-    def cmd_terra_setting(self, args: list[str], name: str) -> None:
-        setattr(self.engine.book.settings, name, _positive_int(args, f"{name} N", minimum=0))
-
-    def cmd_bookeval(self, args: list[str]) -> None:
-        """Terra's bookeval on the move just played, or NAG-marked lines from a PGN file."""
-        if len(args) != 1:
-            raise CommandError("usage: bookeval 0..100|!!|!|!?|?!|?|clear  or  bookeval FILE.pgn")
-        try:
-            if Path(args[0]).is_file():
-                count = self.engine.import_user_values([args[0]])
-                self.say(f"{count} user-set values read from {args[0]}")
-                return
-            value = parse_bookeval(args[0])
-            san = self.engine.set_user_value(value)
-        except ValueError as error:
-            raise CommandError(str(error)) from error
-        except IndexError as error:
-            raise CommandError("bookeval sets a value on the move just played: make the move first") from error
-        except LearnedStoreError as error:
-            raise CommandError(str(error)) from error
-        self.say(f"{san}: user value {'cleared' if value is None else value}")
-
-    def cmd_bstat(self, args: list[str]) -> None:
-        """Terra's bstat/bmoves: every book move of this position, fixed and user-set values."""
-        decision = self.engine.book_decision()
-        if decision is None:
-            self.say("no book moves in this position")
-            return
-        for line in book_table(decision, self.engine.game):
-            self.say(line)
-
-    def cmd_show(self, args: list[str]) -> None:
-        if len(args) != 1 or args[0].lower() != "book":
-            raise CommandError("usage: show book")
-        self.show_book = not self.show_book
-        self.say(f"show book {'on' if self.show_book else 'off'}")
-
-    def _progress(self) -> Callable[[int, int, int, float], None]:
-        """A progress line for long builds: games read, games per second, share of the file."""
-        interactive = self.out.isatty() if hasattr(self.out, "isatty") else False
-        shown = [0.0]
-
-        def show(games: int, done: int, total: int, elapsed: float) -> None:
-            if elapsed - shown[0] < (0.5 if interactive else 10.0):
-                return
-            shown[0] = elapsed
-            rate = games / elapsed if elapsed > 0 else 0.0
-            share = done / total if total else 0.0
-            bar = "#" * int(share * 30)
-            text = f"[{bar:<30}] {share * 100:5.1f}%  {games} games  {rate:,.0f} games/s"
-            with self._write_lock:
-                self.out.write(("\r" + text) if interactive else text + "\n")
-                self.out.flush()
-        self._progress_interactive = interactive
-        return show
-
-    def _end_progress(self) -> None:
-        if getattr(self, "_progress_interactive", False):
-            self.say()
-
-    def _report(self, report: BuildReport) -> None:
-        for line in report.summary().splitlines():
-            self.say(line)
-
-    # -- learning -------------------------------------------------------------------
-
-    def cmd_learn(self, args: list[str]) -> None:
-        """learn N (bitmask: 1 book, 2 position, 4 result), learn store LOCATION, learn aging on|off."""
-        learner = self.engine.learner
-        if not args:
-            self.say(f"learn {learner.mask} (1 book, 2 position, 4 result); store {self.engine.learned.location}; "
-                     f"aging {'on' if self.engine.book.aging else 'off'}")
-            return
-        if args[0].lower() == "store" and len(args) == 2:
-            try:
-                self.engine.use_learned_store(args[1])
-            except LearnedStoreError as error:
-                raise CommandError(str(error)) from error
-            self.say(f"learned data: {self.engine.learned.location}")
-            return
-        if args[0].lower() == "aging" and len(args) == 2:
-            self.engine.book.aging = self._on_off(args[1:], "learn aging")
-            return
-        mask = _positive_int(args, "learn N (0-7) | learn store PATH|postgresql://... | learn aging on|off", 0)
-        if mask > 7:
-            raise CommandError("learn N: N is a bitmask 0-7 (1 book, 2 position, 4 result)")
-        learner.mask = mask
-
-    def cmd_import(self, args: list[str]) -> None:
-        """Crafty's import: learn from a book.lrn or position.lrn file as if the games were played."""
-        if not 1 <= len(args) <= 2 or (len(args) == 2 and args[1].lower() != "clear"):
-            raise CommandError("usage: import FILE [clear]")
-        try:
-            count = self.engine.import_learning(args[0], clear=len(args) == 2)
-        except (OSError, LearnFileError, LearnedStoreError) as error:
-            raise CommandError(str(error)) from error
-        for problem in self.engine.learner.import_skipped:
-            self.say(f"warning: {problem}")
-        self.say(f"imported {count} learning records from {args[0]}")
-
     def cmd_result(self, args: list[str]) -> None:
         """result 1-0|0-1|1/2-1/2: the game is over (the engine learns from it)."""
         if len(args) < 1 or args[0] not in ("1-0", "0-1", "1/2-1/2"):
@@ -954,35 +703,12 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
 
 
 COMMANDS: list[Command] = [
+    *book_commands(Command),
     Command(("analyze",), Console.cmd_analyze, "analyze",
             "think on the side to move until a move (played, thinking restarts) or exit"),
     Command(("bench",), Console.cmd_bench, "bench [DEPTH [THREADS]]",
             "search the fixed bench positions; prints total nodes (with one thread, the default: "
             "a signature) and speed"),
-    Command(("book",), Console.cmd_book, "book [create FILE M [N] [WPCT] | add FILE | merge A B OUT | random 0|1|2 "
-            "| width N | on | off | use FILE | polyglot FILE | export FILE]",
-            "the opening book: build it from PGN, choose how moves are picked, use or write Polyglot"),
-    Command(("books",), Console.cmd_books, "books create FILE M",
-            "the start book: moves marked ! (only these), ? (never) and {play nn%}"),
-    Command(("bookw",), Console.cmd_bookw, "bookw freq|ratio|eval|learn W",
-            "weight 0..1 of each term in book random 1's sort value"),
-    Command(("bookeval",), Console.cmd_bookeval, "bookeval VALUE|FILE",
-            "user value 0..100 (!!=100 !=75 !?=15 ?!=5 ?=0, clear) of the move just played; FILE: from NAGs"),
-    Command(("bstat", "bmoves"), Console.cmd_bstat, "bstat | bmoves",
-            "every book move here: games, score %, flags, user-set value, chance"),
-    Command(("show",), Console.cmd_show, "show book", "toggle listing the book candidates before each book move"),
-    Command(("booklimit",), lambda console, args: console.cmd_terra_setting(args, "book_limit"), "booklimit N",
-            "Terra: minimum score % of a move's book games (book random 2)"),
-    Command(("terralimit",), lambda console, args: console.cmd_terra_setting(args, "terra_limit"), "terralimit N",
-            "Terra: minimum score % of the engine's own games with a move (book random 2)"),
-    Command(("minbookgames",), lambda console, args: console.cmd_terra_setting(args, "min_book_games"),
-            "minbookgames N", "Terra: fewest book games for a move to be played (book random 2)"),
-    Command(("minterragames",), lambda console, args: console.cmd_terra_setting(args, "min_terra_games"),
-            "minterragames N", "Terra: own games needed before they count instead of frequency (book random 2)"),
-    Command(("learn",), Console.cmd_learn, "learn [N | store LOCATION | aging on|off]",
-            "what to learn (bitmask: 1 book, 2 position, 4 result; default 7), where, and learning aging"),
-    Command(("import",), Console.cmd_import, "import FILE [clear]",
-            "learn from a book.lrn or position.lrn file; clear: forget what was learned first"),
     Command(("result",), Console.cmd_result, "result 1-0|0-1|1/2-1/2", "the game is over: learn from it"),
     Command(("display", "d"), Console.cmd_display, "display", "show the board"),
     Command(("divide",), Console.cmd_divide, "divide N", "perft N split by root move"),
@@ -1041,10 +767,4 @@ COMMANDS: list[Command] = [
     *tablebase_commands(Command),
     *[Command(*entry) for entry in PROTOCOL_COMMANDS],   # type: ignore[arg-type]
 ]
-BOOK_ACTIONS: dict[str, Callable[[Console, list[str]], None]] = {
-    "create": Console._book_create, "add": Console._book_add, "merge": Console._book_merge,
-    "random": Console._book_random, "width": Console._book_width, "on": Console._book_on,
-    "off": Console._book_off, "use": Console._book_use, "polyglot": Console._book_polyglot,
-    "export": Console._book_export,
-}
 COMMANDS_BY_NAME: dict[str, Command] = {name: command for command in COMMANDS for name in command.names}

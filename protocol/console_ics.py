@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, NoReturn
 
 from ponderosa.engine import ics
+from ponderosa.protocol.console_commands import CommandError
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
@@ -15,7 +16,6 @@ LEVEL_USAGE = "N  (0 off, 1 mates, 2 +time/score/depth/speed, 3 +PV, 4 +book, 5 
 
 
 def _fail(message: str) -> NoReturn:
-    from ponderosa.protocol.console import CommandError  # console.py imports this module
     raise CommandError(message)
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ponderosa.engine.registration import install_xboard
+from ponderosa.protocol.console_commands import CommandError
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
@@ -24,7 +25,6 @@ class ProtocolCommands:
         raise NotImplementedError
 
     def _usage(self, text: str) -> Exception:
-        from ponderosa.protocol.console import CommandError  # console imports this module first
         return CommandError(f"usage: {text}")
 
     def cmd_uci(self, args: list[str]) -> None:
@@ -51,7 +51,6 @@ class ProtocolCommands:
         try:
             installed = install_xboard(root, settings)
         except OSError as error:
-            from ponderosa.protocol.console import CommandError
             raise CommandError(f"install xboard: {error}") from None
         self.say(f"plugin file: {installed.plugin}")
         self.say(f"logo: {installed.logo}")

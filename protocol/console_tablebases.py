@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ponderosa.protocol.console_commands import CommandError, parse_size
+
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
 
@@ -30,13 +32,11 @@ class TablebaseCommands:
         self.say(self.engine.tablebases.summary())
 
     def cmd_tbpath(self, args: list[str]) -> None:
-        from ponderosa.protocol.console import CommandError
         if not args:
             raise CommandError("usage: tbpath PATH  (folders separated by ':' or ';')")
         self._tablebase_path(" ".join(args))
 
     def cmd_cache(self, args: list[str]) -> None:
-        from ponderosa.protocol.console import CommandError, parse_size
         if not args:
             self.say(f"tablebase cache = {self.engine.tablebases.cache_bytes // 1024}K bytes")
             return
@@ -46,7 +46,6 @@ class TablebaseCommands:
         self.say(f"tablebase cache = {used // 1024}K bytes")
 
     def cmd_swindle(self, args: list[str]) -> None:
-        from ponderosa.protocol.console import CommandError
         if len(args) != 1 or args[0].lower() not in ("on", "off"):
             raise CommandError("usage: swindle on|off")
         self.engine.tablebases.swindle = args[0].lower() == "on"

@@ -7,7 +7,7 @@ from ponderosa.engine.worker import MAX_THREADS
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
-    from ponderosa.protocol.console import Command
+    from ponderosa.protocol.console_commands import Command
 
 
 class ConsoleThreads:

@@ -1,0 +1,80 @@
+"""What every console command module shares: the command record, its error, and the parsing of
+arguments (counts, sizes, times) and the formatting of scores and speeds."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from ponderosa.engine.search import mate_distance
+
+if TYPE_CHECKING:
+    from ponderosa.protocol.console import Console
+
+SIZE_PATTERN = re.compile(r"^(\d+)([KMG]?)B?$", re.IGNORECASE)
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out; its message is shown on one line."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One console command: its handler and its help text."""
+
+    names: tuple[str, ...]
+    handler: Callable[[Console, list[str]], None]
+    usage: str
+    summary: str
+
+
+def positive_int(args: list[str], usage: str, minimum: int = 1) -> int:
+    if len(args) != 1 or not args[0].lstrip("-").isdigit() or int(args[0]) < minimum:
+        raise CommandError(f"usage: {usage}")
+    return int(args[0])
+
+
+def depth_argument(args: list[str], command: str) -> int:
+    return positive_int(args, f"{command} N  (N a depth of 1 or more)")
+
+
+def number_argument(text: str, usage: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise CommandError(f"usage: {usage}") from None
+
+
+def parse_size(text: str) -> int:
+    """Crafty's hash sizes: 65536, 512K, 64M, 1G (bytes)."""
+    match = SIZE_PATTERN.match(text.strip())
+    if not match:
+        raise CommandError(f"bad size {text!r}: use a number of bytes, or nnnK, nnnM, nnnG")
+    return int(match.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[match.group(2).upper()]
+
+
+def parse_seconds(text: str) -> float:
+    """A time in seconds, or mm:ss as Crafty's `st` accepts."""
+    try:
+        if ":" in text:
+            minutes, seconds = text.split(":", 1)
+            value = int(minutes) * 60 + float(seconds)
+        else:
+            value = float(text)
+    except ValueError:
+        raise CommandError(f"bad time {text!r}: use seconds or mm:ss") from None
+    if not value > 0:
+        raise CommandError("the time must be more than zero")
+    return value
+
+
+def format_rate(per_second: float) -> str:
+    return f"{per_second / 1e6:.1f}M" if per_second >= 1e6 else f"{per_second / 1e3:.1f}K"
+
+
+def format_score(score_for_white: int) -> str:
+    """Pawns from White's side, or Crafty's Mat05 / -Mat05 for mates."""
+    mate = mate_distance(score_for_white)
+    if mate is not None:
+        return f"{'' if mate > 0 else '-'}Mat{abs(mate):02d}"
+    return f"{score_for_white / 100:+.2f}"
