@@ -123,7 +123,7 @@ def xboard_session(engine: Engine) -> XBoardSession:
     if not files.explicit:
         files.enabled = False
     session = XBoardSession(engine, LogTee(sys.stdout, lambda: engine.game_files))  # type: ignore[arg-type]
-    engine.players = lambda: Players(session.engine_side, False, session.opponent_name, "?")
+    engine.players = lambda: Players(session.engine_side, False, engine.ics.opponent_name, "?")
     return session
 
 
