@@ -926,17 +926,16 @@ cdef int probe_ab(Position* pos, int alpha, int beta, int* success) noexcept nog
     return v
 
 
-cdef int probe_wdl_full(Position* pos, int* success) noexcept nogil:
+cdef int best_ep_capture_wdl(Position* pos, bint* only_ep, int* success) noexcept nogil:
+    """The best WDL among the en-passant captures (-3 when there is none); only_ep says whether
+    they are the only legal moves. The tables leave e.p. out, so both probes look at it here."""
     cdef Move moves[MAX_MOVES]
-    cdef int v, v0, v1 = -3, n, i, s
-    cdef bint only_ep = True
-    v = probe_ab(pos, -2, 2, success)
-    if success[0] == 0 or pos.states[pos.ply].ep_square == NO_SQUARE:
-        return v
+    cdef int v0, v1 = -3, n, i, s
+    only_ep[0] = True
     n = generate_legal(pos, moves)
     for i in range(n):
         if move_flag(moves[i]) != FLAG_EN_PASSANT:
-            only_ep = False
+            only_ep[0] = False
             continue
         do_move(pos, moves[i])
         v0 = -probe_ab(pos, -2, 2, &s)
@@ -946,6 +945,18 @@ cdef int probe_wdl_full(Position* pos, int* success) noexcept nogil:
             return 0
         if v0 > v1:
             v1 = v0
+    return v1
+
+
+cdef int probe_wdl_full(Position* pos, int* success) noexcept nogil:
+    cdef int v, v1
+    cdef bint only_ep
+    v = probe_ab(pos, -2, 2, success)
+    if success[0] == 0 or pos.states[pos.ply].ep_square == NO_SQUARE:
+        return v
+    v1 = best_ep_capture_wdl(pos, &only_ep, success)
+    if success[0] == 0:
+        return 0
     if v1 > -3:
         if v1 >= v:
             v = v1
@@ -1039,28 +1050,17 @@ cdef int probe_dtz_no_ep(Position* pos, int* success) noexcept nogil:
 
 
 cdef int probe_dtz_full(Position* pos, int* success) noexcept nogil:
-    cdef Move moves[MAX_MOVES]
-    cdef int v, v0, v1 = -3, n, i, s
-    cdef bint only_ep = True
+    cdef int v, v1
+    cdef bint only_ep
     if not room_for(pos):
         success[0] = 0
         return 0
     v = probe_dtz_no_ep(pos, success)
     if success[0] == 0 or pos.states[pos.ply].ep_square == NO_SQUARE:
         return v
-    n = generate_legal(pos, moves)
-    for i in range(n):
-        if move_flag(moves[i]) != FLAG_EN_PASSANT:
-            only_ep = False
-            continue
-        do_move(pos, moves[i])
-        v0 = -probe_ab(pos, -2, 2, &s)
-        undo_move(pos)
-        if s == 0:
-            success[0] = 0
-            return 0
-        if v0 > v1:
-            v1 = v0
+    v1 = best_ep_capture_wdl(pos, &only_ep, success)
+    if success[0] == 0:
+        return 0
     if v1 > -3:
         v1 = WDL_TO_DTZ[v1 + 2]
         if v < -100:

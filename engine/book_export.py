@@ -108,8 +108,9 @@ def _export_in_bulk(book: OpeningBook, large: OpeningBookFile, path: str) -> int
 
     settings, learned_keys = export_settings(book), book.learned.learned_keys()
     start_positions = dict(_grouped_by_key(book.start))
-    special = np.array(sorted(learned_keys | set(start_positions)), dtype=np.uint64)
-    simple = (sizes == 1) & ~np.isin(keys[first_rows], special)
+    # Positions with a start-book entry or learned data are always ranked one by one.
+    special_keys = learned_keys | set(start_positions)
+    simple = (sizes == 1) & ~np.isin(keys[first_rows], np.array(sorted(special_keys), dtype=np.uint64))
 
     # One move alone in its position, with nothing learned or set by hand: its chance is a
     # function of its statistics (games, wins, draws, losses, flags, play percent).
@@ -135,7 +136,6 @@ def _export_in_bulk(book: OpeningBook, large: OpeningBookFile, path: str) -> int
     # Positions of the large book alone with nothing learned share rankings by their moves'
     # statistics in order, as lone moves do.
     weights_by_position_statistics: dict[tuple, list[int]] = {}
-    special_keys = set(start_positions) | learned_keys
     for first, size in zip(first_rows[~simple].tolist(), sizes[~simple].tolist()):
         key = int(keys[first])
         position_rows = rows[first:first + size].tolist()
