@@ -1,18 +1,23 @@
 # Move-ordering statistics of one search thread: which moves cut off before, and in what context.
 # Declarations and inline functions only (no module of its own): search.pyx is the one user.
-from libc.stdint cimport int16_t
+from libc.stdint cimport int16_t, uint64_t
 
 from ponderosa.core_ext.bitboard cimport Move
 
 cdef enum:
     HISTORY_MAX = 16384      # every table saturates at +-HISTORY_MAX (gravity, below)
     MOVE_KEYS = 1024         # a move's key: piece code (0-15) * 64 + destination; 0 = none or null move
+    CORRECTION_SIZE = 16384  # entries per side of the evaluation-correction table (a power of two)
+    CORRECTION_GRAIN = 64    # correction entries are kept in 1/64 centipawn
+    CORRECTION_MAX = 100 * CORRECTION_GRAIN   # no pawn structure moves the evaluation by more than 100 cp
 
 cdef struct History:
     int quiet[16][64]                            # quiet moves by piece code and destination
     int capture[16][64][8]                       # captures by piece code, destination, captured type
     Move counter[MOVE_KEYS]                      # the quiet move that last refuted a move, by its key
     int16_t continuation[MOVE_KEYS][MOVE_KEYS]   # quiet move (second key) played after a move (first key)
+    int correction[2][CORRECTION_SIZE]           # how far searches found the static evaluation off,
+                                                 # by side to move and pawn structure (pawn key)
 
 
 cdef inline int move_key(int piece, int to) noexcept nogil:
@@ -41,3 +46,21 @@ cdef inline int quiet_score(History* h, int piece, int to, int before, int befor
 
 cdef inline void add_capture(History* h, int piece, int to, int captured, int bonus) noexcept nogil:
     h.capture[piece][to][captured] = gravity(h.capture[piece][to][captured], bonus)
+
+
+cdef inline int corrected_eval(History* h, int side, uint64_t pawn_key, int raw) noexcept nogil:
+    """The static evaluation moved by what searches of positions with these pawns found it missed."""
+    return raw + h.correction[side][pawn_key & (CORRECTION_SIZE - 1)] // CORRECTION_GRAIN
+
+
+cdef inline void update_correction(History* h, int side, uint64_t pawn_key, int error, int plies) noexcept nogil:
+    """Blend a search's finding (error = search score - static evaluation) into the entry,
+    weighted by the search's depth: a deep search says more than a shallow one."""
+    cdef int* entry = &h.correction[side][pawn_key & (CORRECTION_SIZE - 1)]
+    cdef int weight = plies + 1 if plies < 16 else 16
+    cdef int value = (entry[0] * (256 - weight) + error * CORRECTION_GRAIN * weight) // 256
+    if value > CORRECTION_MAX:
+        value = CORRECTION_MAX
+    elif value < -CORRECTION_MAX:
+        value = -CORRECTION_MAX
+    entry[0] = value

@@ -15,7 +15,7 @@ from ponderosa.core_ext.bitboard cimport (
 from ponderosa.core_ext.board cimport Board
 from ponderosa.core_ext.evaluate cimport Evaluator, evaluate
 from ponderosa.core_ext.history cimport (
-    History, HISTORY_MAX, move_key, add_quiet, quiet_score, add_capture,
+    History, HISTORY_MAX, move_key, add_quiet, quiet_score, add_capture, corrected_eval, update_correction,
 )
 from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.position cimport (
@@ -198,6 +198,10 @@ cdef inline int captured_type(Position* pos, Move m) noexcept nogil:
     return pos.board[move_to(m)] & 7
 
 
+cdef inline bint is_quiet(Position* pos, Move m) noexcept nogil:
+    return captured_type(pos, m) == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
+
+
 cdef inline int captured_value(Position* pos, Move m) noexcept nogil:
     return SEE_VALUE[captured_type(pos, m)]
 
@@ -323,7 +327,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     cdef Position* pos = &s.pos
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
-    cdef int n, i, score, best_score, stand_pat, bound
+    cdef int n, i, score, best_score, stand_pat, raw_eval = EVAL_NONE, bound
     cdef bint checked, pv_node = beta - alpha > 1
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
@@ -353,9 +357,10 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         best_score = -MATE + ply
     else:
         if tte is not NULL and tte.static_eval != EVAL_NONE:
-            stand_pat = tte.static_eval
+            raw_eval = tte.static_eval
         else:
-            stand_pat = evaluate(pos, s.ev)
+            raw_eval = evaluate(pos, s.ev)
+        stand_pat = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -393,7 +398,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
-    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), stand_pat if not checked else EVAL_NONE, 0, bound)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, 0, bound)
     return best_score
 
 
@@ -433,7 +438,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef bint checked, gives_check, quiet, improving, mate_threat = False, singular = False
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
-    cdef int n, i, score, best_score, static_eval, bound, reduction, new_depth, ext, searched = 0
+    cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
+    cdef int searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
     cdef int tb_value = 0, tb_bound = 0
     cdef int moved_type, victim_type, plies
@@ -489,9 +495,10 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         improving = False
     else:
         if tte is not NULL and tte.static_eval != EVAL_NONE:
-            static_eval = tte.static_eval
+            raw_eval = tte.static_eval
         else:
-            static_eval = evaluate(pos, s.ev)
+            raw_eval = evaluate(pos, s.ev)
+        static_eval = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
         improving = ply >= 2 and static_eval > s.static_evals[ply - 2]
     s.static_evals[ply] = static_eval
     s.killers[ply + 1][0] = 0
@@ -656,8 +663,14 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
-    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply),
-             static_eval if not checked else EVAL_NONE, depth // ONE_PLY, bound)
+    # What the search found teaches the evaluation's correction, when the score says something
+    # about the static evaluation: not after a capture, and not a bound on the wrong side of it.
+    if not checked and not (best_move and not is_quiet(pos, best_move)) and -MATE_BOUND < best_score < MATE_BOUND \
+            and not (bound == BOUND_LOWER and best_score <= static_eval) \
+            and not (bound == BOUND_UPPER and best_score >= static_eval):
+        update_correction(&s.history, pos.side, pos.states[pos.ply].pawn_key, best_score - static_eval,
+                          depth // ONE_PLY)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, depth // ONE_PLY, bound)
     return best_score
 
 
