@@ -21,7 +21,7 @@ from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.notation import san_moves
-from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
+from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.xboard_ics import XBoardIcs
@@ -252,10 +252,11 @@ class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
 
     def _send_move(self, uci: str, searched: SearchResult | None) -> bool:
         """Play the engine's move and send it, then any claim and the held pongs; True while
-        the game goes on."""
+        the game goes on. The move line goes out first: the learner may write to its store
+        when it notes the move, and that time is not the engine's to spend on the clock."""
+        self.out.line(f"move {uci}")
         self.engine.play_own_move(uci, searched)
         self.moves_played += 1
-        self.out.line(f"move {uci}")
         outcome = self.engine.outcome()
         if outcome is not None:
             self._claim(outcome)
