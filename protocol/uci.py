@@ -30,7 +30,8 @@ from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.protocol.uci_options import UCI_OPTIONS, apply_option
-from ponderosa.protocol.xboard import Output, set_logging, tolerate_bad_bytes
+from ponderosa.protocol.xboard import Output, tolerate_bad_bytes
+from ponderosa.protocol.xboard_options import set_logging
 
 log = logging.getLogger("ponderosa.uci")
 
