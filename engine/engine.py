@@ -345,8 +345,13 @@ class Engine:
         """Take back the last move; raises IndexError when there is none."""
         if not self.game.move_stack:
             raise IndexError("no move to take back")
-        self.game.pop()
-        undone = self.board.pop()
+        undone = self.game.pop().uci()
+        try:
+            self.board.pop()
+        except IndexError:
+            # The core keeps only the recent history of a game thousands of plies long: start
+            # it again from the record's position (repetitions before it are not seen).
+            self.board = Board(self.game.fen())
         self.save_record()
         return undone
 
