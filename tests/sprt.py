@@ -203,19 +203,7 @@ class Sprt:
                 self.stop.set()
 
     def run(self) -> int:
-        workers = [threading.Thread(target=self.worker, daemon=True) for _ in range(self.args.concurrency)]
-        for worker in workers:
-            worker.start()
-        interrupted = False
-        try:
-            while any(w.is_alive() for w in workers):
-                for worker in workers:
-                    worker.join(0.2)
-        except KeyboardInterrupt:
-            interrupted = True
-            self.stop.set()
-            for worker in workers:
-                worker.join(match.QUIT_TIMEOUT + 5)
+        interrupted = match.run_workers(self.worker, self.args.concurrency, self.stop)
         match.kill_leftovers()
         if self.pgn:
             self.pgn.close()
