@@ -67,28 +67,6 @@ class SearchResult:
         return self.pv[1] if len(self.pv) > 1 else None
 
 
-NEXT_ITERATION_SHARE = 0.6     # of the soft limit: past it no new iteration starts (scaled, below)
-UNSTABLE_SCALE = 1.5           # the best move changed in the last iteration: it needs a closer look
-STABLE_SCALE = 0.7             # the same best move for STABLE_ITERATIONS iterations: settle sooner
-STABLE_ITERATIONS = 4
-FALLING_SCORE_DROP = 30        # centipawns the score fell since the iteration before...
-FALLING_SCALE = 1.3            # ...which earns more time to find a way out
-
-
-def soft_limit_scale(stable_iterations: int, score_drop: int) -> float:
-    """How much of the soft limit this move may use, from the search's own signals: a best move
-    that keeps changing or a falling score takes more, a settled choice less. Never past the
-    hard limit: that one stops the search mid-iteration whatever the scale."""
-    scale = 1.0
-    if stable_iterations == 0:
-        scale *= UNSTABLE_SCALE
-    elif stable_iterations >= STABLE_ITERATIONS:
-        scale *= STABLE_SCALE
-    if score_drop >= FALLING_SCORE_DROP:
-        scale *= FALLING_SCALE
-    return scale
-
-
 def mate_distance(score: int) -> int | None:
     """Moves to mate (positive: side to move mates; negative: gets mated), or None."""
     if score >= MATE_THRESHOLD:
@@ -160,12 +138,11 @@ class Searcher:
         if now >= self._soft_deadline_ns or now >= hard:
             self.core.stop()
 
-    def _next_iteration_would_overrun(self, scale: float = 1.0) -> bool:
-        """An iteration takes about twice the one before it: past 60% of the soft limit (times
-        scale, see soft_limit_scale) the next one would most likely end far beyond it (or be
-        cut off by the hard limit)."""
+    def _next_iteration_would_overrun(self) -> bool:
+        """An iteration takes about twice the one before it: past 60% of the soft limit the
+        next one would most likely end far beyond it (or be cut off by the hard limit)."""
         now = time.monotonic_ns()
-        return now - self._start_ns >= NEXT_ITERATION_SHARE * scale * (self._soft_deadline_ns - self._start_ns)
+        return now - self._start_ns >= 0.6 * (self._soft_deadline_ns - self._start_ns)
 
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
@@ -281,7 +258,6 @@ class Searcher:
 
         line_count = max(1, min(self.multi_pv if multi_pv is None else multi_pv, moves))
         line_scores = [0] * line_count
-        stable_iterations = 0       # iterations in a row that kept the best move
         for depth in range(1, max_depth + 1):
             if line_count == 1:
                 value = aspirate(depth, score, 1)
@@ -299,8 +275,6 @@ class Searcher:
                     pv = result.pv
                 result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
                 break
-            score_drop = score - value if depth > 1 else 0
-            stable_iterations = stable_iterations + 1 if self.core.best_move() == result.best_move else 0
             score = value
             pv = self.core.pv() if line_count == 1 else self._line_pvs[0]
             result = SearchResult(self.core.best_move(), score, depth, self.core.nodes, elapsed(), pv)
@@ -310,8 +284,7 @@ class Searcher:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
                 break  # a forced move needs no thought when playing on a clock
-            if self._soft_deadline_ns and not fixed_time \
-                    and self._next_iteration_would_overrun(soft_limit_scale(stable_iterations, score_drop)):
+            if self._soft_deadline_ns and not fixed_time and self._next_iteration_would_overrun():
                 break
             mate = mate_distance(score)
             if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \

@@ -175,14 +175,3 @@ def test_bench_signature() -> None:
     result = Engine().bench()
     assert result.positions >= 30
     assert result.nodes == BENCH_SIGNATURE
-
-
-def test_soft_limit_scale_spends_more_on_unsettled_searches_and_less_on_settled_ones():
-    from ponderosa.engine.search import soft_limit_scale
-    neutral = soft_limit_scale(stable_iterations=2, score_drop=0)
-    assert neutral == 1.0
-    assert soft_limit_scale(stable_iterations=0, score_drop=0) > neutral        # best move just changed
-    assert soft_limit_scale(stable_iterations=6, score_drop=0) < neutral        # long settled
-    assert soft_limit_scale(stable_iterations=2, score_drop=80) > neutral       # score falling
-    assert soft_limit_scale(stable_iterations=2, score_drop=-80) == neutral     # a rising score is no alarm
-    assert soft_limit_scale(stable_iterations=0, score_drop=80) > soft_limit_scale(0, 0)
