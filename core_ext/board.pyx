@@ -10,7 +10,7 @@ from ponderosa.core_ext.bitboard cimport (
 from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.perft cimport perft
 from ponderosa.core_ext.position cimport (
-    Position, MAX_STATES, clear_position, set_fen, get_fen, do_move, undo_move,
+    Position, MAX_STATES, clear_position, drop_old_history, set_fen, get_fen, do_move, undo_move,
     move_to_uci, in_check,
 )
 
@@ -26,6 +26,7 @@ cdef int _square_index(str uci, int at):
 
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 PIECE_SYMBOLS = " PNBRQK  pnbrqk"
+cdef int HISTORY_KEPT = 1024   # plies of history a Board keeps when its history is full (push_uci)
 
 
 cdef uint64_t count_generated(Position* pos, long repetitions) noexcept nogil:
@@ -159,7 +160,9 @@ cdef class Board:
         """Make a legal move given in UCI notation; raises ValueError if it is not legal."""
         cdef Move m = self.find_move(uci.strip().lower())
         if self.pos.ply + 1 >= MAX_STATES:
-            raise OverflowError("move history is full")
+            # A game this long (only possible without the fifty-move claim) keeps its recent
+            # history; pop() cannot go back past what was dropped.
+            drop_old_history(self.pos, HISTORY_KEPT)
         do_move(self.pos, m)
 
     def pop(self) -> str:

@@ -31,6 +31,7 @@ cdef void undo_move(Position* pos) noexcept nogil
 cdef void do_null_move(Position* pos) noexcept nogil
 cdef void undo_null_move(Position* pos) noexcept nogil
 cdef void compute_keys(Position* pos) noexcept nogil
+cdef void drop_old_history(Position* pos, int keep) noexcept nogil
 cdef int set_fen(Position* pos, str fen) except -1
 cdef str get_fen(Position* pos, bint legal_ep)
 cdef str move_to_uci(Move m)

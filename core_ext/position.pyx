@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Make/unmake with an undo record per ply, incremental keys, and FEN in and out."""
-from libc.string cimport memset
+from libc.string cimport memmove, memset
 
 from ponderosa.core_ext.bitboard cimport (
     Bitboard, Move, WHITE, BLACK, NO_SQUARE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
@@ -325,7 +325,22 @@ cdef str get_fen(Position* pos, bint legal_ep):
     return f"{'/'.join(rows)} {'w' if pos.side == WHITE else 'b'} {castling} {ep} {st.halfmove} {fullmove_number(pos)}"
 
 
-cdef int fullmove_number(Position* pos) noexcept:
+cdef void drop_old_history(Position* pos, int keep) noexcept nogil:
+    """Forget all but the last `keep` moves of the history (at least the fifty-move window, so
+    that repetitions and the fifty-move count still see every position they can reach); the
+    position and its move number stay as they are."""
+    cdef int fullmove_before = fullmove_number(pos)
+    cdef int window = pos.states[pos.ply].halfmove
+    if keep < window:
+        keep = window if window < MAX_STATES // 2 else MAX_STATES // 2
+    if keep >= pos.ply:
+        return
+    memmove(&pos.states[0], &pos.states[pos.ply - keep], (keep + 1) * sizeof(StateInfo))
+    pos.ply = keep
+    pos.fullmove_base += fullmove_before - fullmove_number(pos)
+
+
+cdef int fullmove_number(Position* pos) noexcept nogil:
     """Fullmove counter: starts at fullmove_base and grows after each Black move."""
     cdef int start_side = pos.side ^ (pos.ply & 1)
     cdef int plies = pos.ply + (1 if start_side == BLACK else 0)

@@ -3,6 +3,7 @@ from libc.stdint cimport uint64_t, int64_t
 
 from ponderosa.core_ext.bitboard cimport Move, MAX_MOVES
 from ponderosa.core_ext.evaluate cimport EvalState
+from ponderosa.core_ext.history cimport History
 from ponderosa.core_ext.position cimport Position
 from ponderosa.core_ext.tt cimport TTable
 
@@ -12,7 +13,6 @@ cdef enum:
     MATE = 32000           # score of mate at the root; mate in n plies scores MATE - n
     MATE_BOUND = 31000     # scores beyond this are mate scores
     INFINITE = 32500
-    HISTORY_MAX = 16384
     LEARNED_DEPTH = 250    # hash-entry depth that marks a position-learning entry (searches stay below MAX_PLY)
     TB_WIN_SCORE = 30000   # a tablebase win at the root; below every mate score, so real mates win over it
     TB_WIN_BOUND = 29872   # TB_WIN_SCORE - MAX_PLY: scores beyond this count distance from the root
@@ -42,7 +42,10 @@ cdef struct SearchState:   # one thread's search: everything here but *tt and *s
     int draw_score         # score of a draw for the side that moves at the root
     int ext_check, ext_one_reply, ext_recapture, ext_passed_push, ext_mate
     Move killers[MAX_PLY + 2][2]
-    int history[16][64]    # by piece code and destination
+    History history        # quiet, capture, counter-move and continuation statistics
+    int moved[MAX_PLY + 4] # moved[ply + 2]: key of the move made at ply (history.move_key; 0 = null move)
+    Move excluded[MAX_PLY + 2]   # the hash move left out of a singular-extension test at that ply
+    int root_depth         # depth of the iteration being searched, in plies
     int static_evals[MAX_PLY + 2]
     bint in_check[MAX_PLY + 2]   # whether the side to move at each ply is in check
     Move pv[MAX_PLY + 2][MAX_PLY + 2]

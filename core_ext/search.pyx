@@ -14,6 +14,9 @@ from ponderosa.core_ext.bitboard cimport (
 )
 from ponderosa.core_ext.board cimport Board
 from ponderosa.core_ext.evaluate cimport Evaluator, evaluate
+from ponderosa.core_ext.history cimport (
+    History, HISTORY_MAX, move_key, add_quiet, quiet_score, add_capture, corrected_eval, update_correction,
+)
 from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.position cimport (
     Position, StateInfo, MAX_STATES, do_move, undo_move, do_null_move, undo_null_move,
@@ -51,6 +54,11 @@ cdef extern from *:
 cdef int SCORE_HASH = 1 << 30
 cdef int SCORE_GOOD_CAPTURE = 1 << 28
 cdef int SCORE_KILLER = 1 << 27
+cdef int SCORE_COUNTER = SCORE_KILLER - 1
+cdef int CAPTURE_SCORE_OFFSET = 2 * HISTORY_MAX   # keeps a capture's score inside its band
+cdef int HISTORY_PRUNE_MARGIN = 3000   # a quiet move this far below zero per ply of depth is not tried near the leaves
+cdef int HISTORY_PER_PLY = 12288       # statistics that change a reduction by a ply
+cdef int SINGULAR_DEPTH = 8            # least depth (plies) of a singular-extension test
 cdef int SCORE_BAD_CAPTURE = -(1 << 27)
 
 cdef int LMR_TABLE[64][64]          # reduction in plies by depth and move number
@@ -183,40 +191,58 @@ cdef inline bint is_capture(Position* pos, Move m) noexcept nogil:
     return pos.board[move_to(m)] != 0 or move_flag(m) == FLAG_EN_PASSANT
 
 
-cdef inline int captured_value(Position* pos, Move m) noexcept nogil:
+cdef inline int captured_type(Position* pos, Move m) noexcept nogil:
+    """Type of the piece m captures (0 for none; a pawn for en passant)."""
     if move_flag(m) == FLAG_EN_PASSANT:
-        return SEE_VALUE[PAWN]
-    return SEE_VALUE[pos.board[move_to(m)] & 7]
+        return PAWN
+    return pos.board[move_to(m)] & 7
+
+
+cdef inline bint is_quiet(Position* pos, Move m) noexcept nogil:
+    return captured_type(pos, m) == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
+
+
+cdef inline int captured_value(Position* pos, Move m) noexcept nogil:
+    return SEE_VALUE[captured_type(pos, m)]
 
 
 cdef void score_moves(SearchState* s, Move* moves, int* scores, int n, Move hash_move, int ply) noexcept nogil:
-    """Ordering scores: hash move, winning and even captures, killers, history, losing captures."""
+    """Ordering scores: hash move, winning and even captures (by victim, then capture history),
+    killers, the counter move, quiets by their history statistics, losing captures."""
     cdef Position* pos = &s.pos
-    cdef int i, victim, attacker, flag
-    cdef Move m
+    cdef History* h = &s.history
+    cdef int i, victim, attacker, flag, piece, to
+    cdef int before = s.moved[ply + 1], before2 = s.moved[ply]
+    cdef Move m, counter = h.counter[before] if before else 0
     for i in range(n):
         m = moves[i]
         flag = move_flag(m)
+        piece = pos.board[move_from(m)]
+        to = move_to(m)
         if (m & 0xFFFF) == (hash_move & 0xFFFF) and hash_move:
             scores[i] = SCORE_HASH
         elif is_capture(pos, m) or flag >= FLAG_PROMO_KNIGHT:
             victim = captured_value(pos, m)
-            attacker = pos.board[move_from(m)] & 7
+            attacker = piece & 7
             if flag == FLAG_PROMO_QUEEN:
                 victim += SEE_VALUE[QUEEN]
             elif flag >= FLAG_PROMO_KNIGHT:
                 scores[i] = SCORE_BAD_CAPTURE - 1000   # under-promotions last
                 continue
-            # Most-valuable-victim order; a capture by a more valuable piece is marked
-            # (lowest bit) for a static exchange check when it comes up (pick_next).
-            scores[i] = SCORE_GOOD_CAPTURE + (victim * 8 - attacker) * 2 \
+            # Most valuable victim first, then what such captures achieved before; a capture by
+            # a more valuable piece is marked (lowest bit) for a static exchange check when it
+            # comes up (pick_next).
+            scores[i] = SCORE_GOOD_CAPTURE \
+                + (victim * 64 + h.capture[piece][to][captured_type(pos, m)] + CAPTURE_SCORE_OFFSET) * 2 \
                 + (1 if SEE_VALUE[attacker] > victim else 0)
         elif m == s.killers[ply][0]:
             scores[i] = SCORE_KILLER + 1
         elif m == s.killers[ply][1]:
             scores[i] = SCORE_KILLER
+        elif m == counter:
+            scores[i] = SCORE_COUNTER
         else:
-            scores[i] = s.history[pos.board[move_from(m)]][move_to(m)]
+            scores[i] = quiet_score(h, piece, to, before, before2)
 
 
 cdef inline Move pick_next(Position* pos, Move* moves, int* scores, int start, int n) noexcept nogil:
@@ -255,27 +281,45 @@ cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
     s.pv_length[ply] = s.pv_length[ply + 1] if s.pv_length[ply + 1] > ply + 1 else ply + 1
 
 
-cdef inline void add_history(SearchState* s, int piece, int to, int bonus) noexcept nogil:
-    """History with gravity: entries saturate at +-HISTORY_MAX instead of overflowing."""
-    cdef int* h = &s.history[piece][to]
-    h[0] += bonus - h[0] * (bonus if bonus > 0 else -bonus) / HISTORY_MAX
+cdef inline int history_bonus(int depth) noexcept nogil:
+    cdef int plies = depth // ONE_PLY
+    return 16 * (plies * plies if plies < 20 else 400)
 
 
 cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets, int quiet_count,
                              int ply, int depth) noexcept nogil:
+    """A quiet move cut off: it becomes a killer and the counter move of the move before, and
+    gains in every history table; the quiet moves searched before it lose as much."""
     cdef Position* pos = &s.pos
-    cdef int bonus = (depth // ONE_PLY) * (depth // ONE_PLY)
+    cdef History* h = &s.history
+    cdef int bonus = history_bonus(depth)
+    cdef int before = s.moved[ply + 1], before2 = s.moved[ply]
     cdef int i
-    if bonus > 400:
-        bonus = 400
-    bonus *= 16
     if s.killers[ply][0] != best:
         s.killers[ply][1] = s.killers[ply][0]
         s.killers[ply][0] = best
-    add_history(s, pos.board[move_from(best)], move_to(best), bonus)
+    if before:
+        h.counter[before] = best
+    add_quiet(h, pos.board[move_from(best)], move_to(best), before, before2, bonus)
     for i in range(quiet_count):
         if quiets[i] != best:
-            add_history(s, pos.board[move_from(quiets[i])], move_to(quiets[i]), -bonus)
+            add_quiet(h, pos.board[move_from(quiets[i])], move_to(quiets[i]), before, before2, -bonus)
+
+
+cdef void update_capture_stats(SearchState* s, Move best, Move* captures, int capture_count,
+                               int depth) noexcept nogil:
+    """After a cut-off: the capture that made it (best, or 0 for a quiet move) gains, the captures
+    searched without cutting off lose."""
+    cdef Position* pos = &s.pos
+    cdef int bonus = history_bonus(depth)
+    cdef int i
+    cdef Move m
+    if best:
+        add_capture(&s.history, pos.board[move_from(best)], move_to(best), captured_type(pos, best), bonus)
+    for i in range(capture_count):
+        m = captures[i]
+        if m != best:
+            add_capture(&s.history, pos.board[move_from(m)], move_to(m), captured_type(pos, m), -bonus)
 
 
 cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
@@ -283,7 +327,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     cdef Position* pos = &s.pos
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
-    cdef int n, i, score, best_score, stand_pat, bound
+    cdef int n, i, score, best_score, stand_pat, raw_eval = EVAL_NONE, bound
     cdef bint checked, pv_node = beta - alpha > 1
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
@@ -313,9 +357,10 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         best_score = -MATE + ply
     else:
         if tte is not NULL and tte.static_eval != EVAL_NONE:
-            stand_pat = tte.static_eval
+            raw_eval = tte.static_eval
         else:
-            stand_pat = evaluate(pos, s.ev)
+            raw_eval = evaluate(pos, s.ev)
+        stand_pat = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -353,12 +398,12 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
-    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), stand_pat if not checked else EVAL_NONE, 0, bound)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, 0, bound)
     return best_score
 
 
 cdef inline int extension_for(SearchState* s, Move m, bint gives_check, bint one_reply, bint mate_threat,
-                              int moved_type, int captured_type) noexcept nogil:
+                              int moved_type, int victim_type) noexcept nogil:
     """Fractional extension for the move just made, capped at one ply."""
     cdef Position* pos = &s.pos
     cdef int ext = 0, to = move_to(m)
@@ -367,11 +412,11 @@ cdef inline int extension_for(SearchState* s, Move m, bint gives_check, bint one
         ext += s.ext_check
     if one_reply:
         ext += s.ext_one_reply
-    if captured_type and pos.ply >= 2:
+    if victim_type and pos.ply >= 2:
         # Recapture: the previous move captured on this square a piece of equal value.
         prev = &pos.states[pos.ply - 1]
         if prev.captured and move_to(prev.move) == to \
-                and SEE_VALUE[prev.captured & 7] == SEE_VALUE[captured_type]:
+                and SEE_VALUE[prev.captured & 7] == SEE_VALUE[victim_type]:
             ext += s.ext_recapture
     if moved_type == PAWN:
         # pos.side is now the opponent: a white pawn reaching rank 7 (index 6) or a black one rank 2.
@@ -387,13 +432,17 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef Move quiets[64]
-    cdef int quiet_count = 0
+    cdef Move captures[32]
+    cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
-    cdef bint checked, gives_check, quiet, improving, mate_threat = False
-    cdef int n, i, score, best_score, static_eval, bound, reduction, new_depth, ext, searched = 0
+    cdef bint checked, gives_check, quiet, improving, mate_threat = False, singular = False
+    cdef Move excluded = s.excluded[ply]
+    cdef int singular_beta
+    cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
+    cdef int searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
     cdef int tb_value = 0, tb_bound = 0
-    cdef int moved_type, captured_type, plies
+    cdef int moved_type, victim_type, plies
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
     cdef TTEntry tt_copy
@@ -427,12 +476,12 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         tt_bound = tte.gen_bound & 3
         # Position learning's entries (depth LEARNED_DEPTH) cut even on the principal variation:
         # they are what the engine learned to avoid, not a guess from a shallower search.
-        if (not pv_node or tt_depth >= LEARNED_DEPTH) and tt_depth * ONE_PLY >= depth and (
+        if not excluded and (not pv_node or tt_depth >= LEARNED_DEPTH) and tt_depth * ONE_PLY >= depth and (
                 tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
                 or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
             return tt_score
 
-    if s.tb_probing and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth:
+    if s.tb_probing and not excluded and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth:
         if tablebase_cut(s, ply, depth, alpha, beta, &tb_value, &tb_bound):
             return tb_value
         if not pv_node:
@@ -446,15 +495,16 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         improving = False
     else:
         if tte is not NULL and tte.static_eval != EVAL_NONE:
-            static_eval = tte.static_eval
+            raw_eval = tte.static_eval
         else:
-            static_eval = evaluate(pos, s.ev)
+            raw_eval = evaluate(pos, s.ev)
+        static_eval = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
         improving = ply >= 2 and static_eval > s.static_evals[ply - 2]
     s.static_evals[ply] = static_eval
     s.killers[ply + 1][0] = 0
     s.killers[ply + 1][1] = 0
 
-    if not pv_node and not checked:
+    if not pv_node and not checked and not excluded:
         plies = depth // ONE_PLY
         # Reverse futility: far above beta at low depth, the opponent will not let us keep it.
         if plies <= 6 and static_eval - 85 * plies + (40 if improving else 0) >= beta and beta > -MATE_BOUND \
@@ -468,6 +518,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 r += ONE_PLY * ((static_eval - beta) // 200 if (static_eval - beta) // 200 < 3 else 3)
             do_null_move(pos)
             s.in_check[ply + 1] = False
+            s.moved[ply + 2] = 0
             score = -search(s, -beta, -beta + 1, depth - r, ply + 1, False)
             undo_null_move(pos)
             if s.stopped:
@@ -483,7 +534,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 mate_threat = True   # passing gets us mated: the threat extension applies
 
     # Internal iterative deepening: find a move to search first when the table has none.
-    if hash_move == 0 and pv_node and depth >= 5 * ONE_PLY:
+    if hash_move == 0 and pv_node and depth >= 5 * ONE_PLY and not excluded:
         search(s, alpha, beta, depth - 2 * ONE_PLY, ply, null_ok)
         if s.stopped:
             return 0
@@ -494,55 +545,76 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     n = generate_legal(pos, moves)
     if n == 0:
         return -MATE + ply if checked else draw_value(s)
+
+    # Singular extension: when every move but the hash move fails well below the hash score, the
+    # hash move is the only good one and is searched a ply deeper. When even without it a move
+    # reaches beta, several moves would cut off here, and this node does (multi-cut).
+    if not excluded and hash_move and ply > 0 and depth >= SINGULAR_DEPTH * ONE_PLY \
+            and ply < 2 * s.root_depth and (tt_bound & BOUND_LOWER) and -MATE_BOUND < tt_score < MATE_BOUND \
+            and tt_depth * ONE_PLY >= depth - 3 * ONE_PLY:
+        singular_beta = tt_score - 2 * (depth // ONE_PLY)
+        s.excluded[ply] = hash_move
+        score = search(s, singular_beta - 1, singular_beta, (depth - ONE_PLY) // 2, ply, False)
+        s.excluded[ply] = 0
+        s.pv_length[ply] = ply
+        if s.stopped:
+            return 0
+        if score < singular_beta:
+            singular = True
+        elif singular_beta >= beta:
+            return singular_beta
+
     score_moves(s, moves, scores, n, hash_move, ply)
     best_score = -INFINITE
 
     for i in range(n):
         m = pick_next(pos, moves, scores, i, n)
+        if excluded and (m & 0xFFFF) == (excluded & 0xFFFF):
+            continue
         moved_type = pos.board[move_from(m)] & 7
-        captured_type = PAWN if move_flag(m) == FLAG_EN_PASSANT else pos.board[move_to(m)] & 7
-        quiet = captured_type == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
+        victim_type = captured_type(pos, m)
+        quiet = victim_type == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
         plies = depth // ONE_PLY
 
         # Losing captures at low depth are not worth a search.
         if not pv_node and not checked and searched > 0 and best_score > -MATE_BOUND \
-                and not quiet and plies <= 4 and scores[i] < SCORE_KILLER and scores[i] < -(1 << 20) \
+                and not quiet and plies <= 4 and scores[i] < -(1 << 20) \
                 and see(pos, m) < -100 * plies:
             continue
 
+        s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
         do_move(pos, m)
         tt_prefetch(s.tt, pos.states[pos.ply].key)
         gives_check = in_check(pos)
 
         if quiet and not pv_node and not checked and not gives_check and searched > 0 \
-                and best_score > -MATE_BOUND and scores[i] < SCORE_KILLER:
-            # Late-move pruning and futility pruning of quiet moves near the leaves.
-            if plies <= 3 and searched >= 3 + plies * plies * (2 if improving else 1):
-                undo_move(pos)
-                continue
-            if plies <= 3 and static_eval + FUTILITY_MARGIN[plies] <= alpha:
+                and best_score > -MATE_BOUND and scores[i] < SCORE_COUNTER:
+            # Late-move pruning, futility pruning and history pruning of quiet moves near the leaves.
+            if plies <= 3 and (searched >= 3 + plies * plies * (2 if improving else 1)
+                               or static_eval + FUTILITY_MARGIN[plies] <= alpha
+                               or scores[i] < -HISTORY_PRUNE_MARGIN * plies):
                 undo_move(pos)
                 continue
 
         s.in_check[ply + 1] = gives_check
-        ext = extension_for(s, m, gives_check, checked and n == 1, mate_threat, moved_type, captured_type)
+        ext = extension_for(s, m, gives_check, checked and n == 1, mate_threat, moved_type, victim_type)
+        if singular and (m & 0xFFFF) == (hash_move & 0xFFFF):
+            ext = ONE_PLY
         new_depth = depth - ONE_PLY + ext
         if searched == 0:
             score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
         else:
             reduction = 0
             if depth >= 3 * ONE_PLY and searched >= (3 if pv_node else 2) and quiet and not gives_check \
-                    and not checked and scores[i] < SCORE_KILLER:
+                    and not checked and scores[i] < SCORE_COUNTER:
                 reduction = LMR_TABLE[plies if plies < 64 else 63][searched if searched < 64 else 63]
                 if pv_node:
                     reduction -= 1
                 if not improving:
                     reduction += 1
-                if scores[i] > 2000:
-                    reduction -= 1
-                elif scores[i] < -2000:
-                    reduction += 1
-                reduction *= ONE_PLY
+                # A move whose statistics are good is reduced less, a bad one more (a ply per
+                # HISTORY_PER_PLY, in quarter plies).
+                reduction = reduction * ONE_PLY - scores[i] * ONE_PLY // HISTORY_PER_PLY
                 if reduction > new_depth - ONE_PLY:
                     reduction = new_depth - ONE_PLY
                 if reduction < 0:
@@ -566,26 +638,39 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 if score >= beta:
                     if quiet:
                         update_quiet_stats(s, m, quiets, quiet_count, ply, depth)
+                    update_capture_stats(s, 0 if quiet else m, captures, capture_count, depth)
                     break
-        if quiet and quiet_count < 64:
-            quiets[quiet_count] = m
-            quiet_count += 1
+        if quiet:
+            if quiet_count < 64:
+                quiets[quiet_count] = m
+                quiet_count += 1
+        elif capture_count < 32:
+            captures[capture_count] = m
+            capture_count += 1
 
     if tb_bound == BOUND_LOWER and best_score < tb_value:
         best_score = tb_value
     elif tb_bound == BOUND_UPPER and best_score > tb_value:
         best_score = tb_value
     if searched == 0:
-        # Every move was pruned: fall back to a fail-low bound at the static level.
+        # Every move was pruned (or the only one excluded): fall back to a fail-low bound.
         return alpha
+    if excluded:
+        return best_score   # the position without its hash move: nothing to keep in the table
     if best_score >= beta or (tb_bound == BOUND_LOWER and best_score == tb_value):
         bound = BOUND_LOWER
     elif best_move:
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
-    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply),
-             static_eval if not checked else EVAL_NONE, depth // ONE_PLY, bound)
+    # What the search found teaches the evaluation's correction, when the score says something
+    # about the static evaluation: not after a capture, and not a bound on the wrong side of it.
+    if not checked and not (best_move and not is_quiet(pos, best_move)) and -MATE_BOUND < best_score < MATE_BOUND \
+            and not (bound == BOUND_LOWER and best_score <= static_eval) \
+            and not (bound == BOUND_UPPER and best_score >= static_eval):
+        update_correction(&s.history, pos.side, pos.states[pos.ply].pawn_key, best_score - static_eval,
+                          depth // ONE_PLY)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, depth // ONE_PLY, bound)
     return best_score
 
 
@@ -599,12 +684,16 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
     cdef bint gives_check
     s.pv_length[0] = 0
     s.static_evals[0] = -INFINITE
+    s.root_depth = depth // ONE_PLY
+    s.moved[0] = 0   # the game's moves before the root are not looked at
+    s.moved[1] = 0
     cdef int first = s.root_first
     for i in range(first, s.root_count):
         s.root_moves[i].nodes = 0
     for i in range(first, s.root_count):
         nodes_before = s.nodes
         s.root_index = i
+        s.moved[2] = move_key(pos.board[move_from(s.root_moves[i].move)], move_to(s.root_moves[i].move))
         do_move(pos, s.root_moves[i].move)
         gives_check = in_check(pos)
         s.in_check[1] = gives_check
@@ -896,7 +985,7 @@ cdef class Search:
     def clear(self) -> None:
         """Forget killers and history (a new game)."""
         memset(self.s.killers, 0, sizeof(self.s.killers))
-        memset(self.s.history, 0, sizeof(self.s.history))
+        memset(&self.s.history, 0, sizeof(History))
 
     def iterate(self, int depth, int alpha = -INFINITE, int beta = INFINITE) -> int:
         """Search the root to depth plies within (alpha, beta), without the GIL; returns the score.

@@ -16,15 +16,15 @@ from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
-from ponderosa.engine.book_export import export_polyglot
-from ponderosa.engine.book_select import BookDecision
+from ponderosa.engine.book.export import export_polyglot
+from ponderosa.engine.book.select import BookDecision
 from ponderosa.engine.fen import validate_fen
 from ponderosa.engine.ics import IcsSettings
-from ponderosa.engine.learned import LearnedStoreError, open_learned_store
-from ponderosa.engine.learner import Learner
-from ponderosa.engine.learning import LEARN_POSITION, SearchSample
+from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
+from ponderosa.engine.learning.learner import Learner
+from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
 from ponderosa.engine.notation import numbered_san
-from ponderosa.engine.opening_book import (
+from ponderosa.engine.book.opening_book import (
     LARGE_BOOK_NAME,
     START_BOOK_NAME,
     BookProbe,
@@ -38,7 +38,7 @@ from ponderosa.engine.testsuite import TestPosition, read_suite
 from ponderosa.engine.worker import HelperPool, SearchWorker
 
 if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
-    from ponderosa.engine.book_build import BuildReport, Progress
+    from ponderosa.engine.book.build import BuildReport, Progress
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
@@ -345,8 +345,13 @@ class Engine:
         """Take back the last move; raises IndexError when there is none."""
         if not self.game.move_stack:
             raise IndexError("no move to take back")
-        self.game.pop()
-        undone = self.board.pop()
+        undone = self.game.pop().uci()
+        try:
+            self.board.pop()
+        except IndexError:
+            # The core keeps only the recent history of a game thousands of plies long: start
+            # it again from the record's position (repetitions before it are not seen).
+            self.board = Board(self.game.fen())
         self.save_record()
         return undone
 
@@ -363,7 +368,7 @@ class Engine:
     def create_book(self, pgn_paths: list[str], max_moves: int, min_games: int = 1, win_percent: float = 0.0,
                     progress: Progress | None = None, out_path: str = LARGE_BOOK_NAME) -> BuildReport:
         """Crafty's `book create`: build the large book from PGN into out_path and use it."""
-        from ponderosa.engine.book_build import create_book
+        from ponderosa.engine.book.build import create_book
         report = create_book(pgn_paths, out_path, max_moves, min_games, win_percent, progress)
         self.book.use_book(out_path)
         return report
@@ -373,7 +378,7 @@ class Engine:
         """Terra's "add more games": the games' counts are added to the book, which is reopened."""
         slots = self.book.close_slot_if(book_path)
         try:
-            from ponderosa.engine.book_build import add_to_book
+            from ponderosa.engine.book.build import add_to_book
             return add_to_book(book_path, pgn_paths, progress)
         finally:
             if slots or book_path == LARGE_BOOK_NAME:
@@ -382,7 +387,7 @@ class Engine:
     def create_start_book(self, pgn_paths: list[str], max_moves: int,
                           out_path: str = START_BOOK_NAME) -> BuildReport:
         """Crafty's `books create`: the start book with its !, ? and {play nn%} marks."""
-        from ponderosa.engine.book_build import create_start_book
+        from ponderosa.engine.book.build import create_start_book
         report = create_start_book(pgn_paths, out_path, max_moves)
         self.book.use_start_book(out_path)
         return report
@@ -391,7 +396,7 @@ class Engine:
         """Terra's book merge: counts summed into out_path (used at once if it is a current book)."""
         slots = self.book.close_slot_if(out_path)
         try:
-            from ponderosa.engine.book_build import merge_books
+            from ponderosa.engine.book.build import merge_books
             return merge_books(first, second, out_path)
         finally:
             for slot in slots:
@@ -403,7 +408,7 @@ class Engine:
 
     def import_user_values(self, pgn_paths: list[str]) -> int:
         """Terra's user-set values in bulk from move NAGs (the last NAG for a move wins)."""
-        from ponderosa.engine.book_build import read_nag_values
+        from ponderosa.engine.book.build import read_nag_values
         return self.learned.set_user_values(read_nag_values(pgn_paths))
 
     def last_move_key(self) -> tuple[int, str]:

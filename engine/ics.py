@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ponderosa.engine.book_select import BookSettings
+from ponderosa.engine.book.select import BookSettings
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine

@@ -14,7 +14,7 @@ from ponderosa.engine.bench import BENCH_DEPTH
 from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
-from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
+from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import SuiteError, TestPosition
 from ponderosa.engine.worker import MAX_THREADS

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TextIO
 
-from ponderosa.engine.book_file import BookFileError
-from ponderosa.engine.learned import LearnedStoreError, parse_bookeval
-from ponderosa.engine.learner import LearnFileError
-from ponderosa.engine.opening_book import book_table
+from ponderosa.engine.book.file import BookFileError
+from ponderosa.engine.learning.store import LearnedStoreError, parse_bookeval
+from ponderosa.engine.learning.learner import LearnFileError
+from ponderosa.engine.book.opening_book import book_table
 from ponderosa.protocol.console_commands import CommandError, number_argument, positive_int
 
 if TYPE_CHECKING:
-    from ponderosa.engine.book_build import BuildReport
+    from ponderosa.engine.book.build import BuildReport
     from ponderosa.engine.engine import Engine
     from ponderosa.protocol.console_commands import Command
 

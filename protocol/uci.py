@@ -15,7 +15,7 @@ from typing import Callable, TextIO
 import chess
 
 from ponderosa.core_ext.board import START_FEN
-from ponderosa.engine.book_file import BookFileError
+from ponderosa.engine.book.file import BookFileError
 from ponderosa.engine.clock import (
     TimeBudget,
     budget_for_move_time,
@@ -25,12 +25,13 @@ from ponderosa.engine.clock import (
 from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.identity import FULL_NAME
-from ponderosa.engine.learned import LearnedStoreError
-from ponderosa.engine.opening_book import BookProbe
+from ponderosa.engine.learning.store import LearnedStoreError
+from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.protocol.uci_options import UCI_OPTIONS, apply_option
-from ponderosa.protocol.xboard import Output, set_logging, tolerate_bad_bytes
+from ponderosa.protocol.xboard import Output, tolerate_bad_bytes
+from ponderosa.protocol.xboard_options import set_logging
 
 log = logging.getLogger("ponderosa.uci")
 

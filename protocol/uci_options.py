@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
-from ponderosa.protocol.xboard import OPTIONS as XBOARD_OPTIONS
-from ponderosa.protocol.xboard import SCALE_OPTIONS, set_logging
+from ponderosa.protocol.xboard_options import OPTIONS as XBOARD_OPTIONS
+from ponderosa.protocol.xboard_options import SCALE_OPTIONS, set_logging
 
 if TYPE_CHECKING:
     from ponderosa.protocol.uci import UciSession

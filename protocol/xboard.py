@@ -2,9 +2,7 @@
 and the engine's reports into protocol lines. See ../shared/PROTOCOL.md."""
 from __future__ import annotations
 
-import dataclasses
 import logging
-import math
 import queue
 import re
 import signal
@@ -16,17 +14,17 @@ from typing import Callable, TextIO
 
 import chess
 
-from ponderosa.engine.clock import MIN_BUDGET, TimeControl, allocate, parse_level, parse_st
+from ponderosa.engine.clock import TimeControl
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.notation import san_moves
-from ponderosa.engine.opening_book import BookProbe, book_moves_text, book_table
+from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
-from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.xboard_ics import XBoardIcs
-from ponderosa.protocol.xboard_records import claim_flag_if_fallen, set_game_files
 from ponderosa.protocol.xboard_tablebases import XBoardTablebases
+from ponderosa.protocol.xboard_clock import XBoardClock
+from ponderosa.protocol.xboard_options import OPTIONS, XBoardOptions
 from ponderosa.protocol.xboard_threads import XBoardThreads
 
 log = logging.getLogger("ponderosa.xboard")
@@ -34,21 +32,8 @@ log = logging.getLogger("ponderosa.xboard")
 ENGINE_NAME = FULL_NAME
 MOVE_LIKE = re.compile(r"^([a-h][1-8][a-h][1-8](=?[qrbnQRBN])?|[KQRBNP]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBN])?[+#]?"
                        r"|[O0]-[O0](-[O0])?[+#]?)$")
-# Evaluation scales offered as options: option name -> the core's scale name.
-SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructure": "pscale",
-                 "PassedPawns": "ppscale", "BlockedPawns": "bscale", "Asymmetry": "asymmetry"}
-# Engine options offered to the GUI: name -> (type, default, min, max); a check is 0..1.
-OPTIONS: dict[str, tuple[str, int, int, int]] = {
-    "Hash": ("spin", 64, 1, 4096), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
-    "Contempt": ("spin", 0, -500, 500), "Threads": ("spin", 1, 1, MAX_THREADS), "Log": ("check", 0, 0, 1),
-    "Resign": ("spin", 0, 0, 50), "Learn": ("spin", 7, 0, 7), "MultiPV": ("spin", 1, 1, 256),
-    **{name: ("spin", 0, -100, 500) if name == "Asymmetry" else ("spin", 100, 0, 1000) for name in SCALE_OPTIONS},
-}
 EDIT_PASSTHROUGH = ("ping", "quit")   # still obeyed inside edit mode, where no piece command looks like them
 RESIGN_CONFIRMATIONS = 3        # searches in a row below the resign threshold
-MAX_SECONDS = 1e7               # longer than any game, and still a 64-bit nanosecond deadline
-MAX_NODES = 1 << 62
-CENTISECONDS = re.compile(r"^-?\d+(\.\d+)?$")
 
 
 @dataclass
@@ -73,7 +58,7 @@ class Output:
         log.debug("> %s", text)
 
 
-class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
+class XBoardSession(XBoardClock, XBoardOptions, XBoardIcs, XBoardThreads, XBoardTablebases):
     """The state machine of PROTOCOL.md §2 over an Engine."""
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
@@ -199,25 +184,6 @@ class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
         self._apply_deferred_settings()
         self._flush_pings()
 
-    def _time_budget(self):
-        return allocate(self.control, self.own_seconds, self.opponent_seconds, self.moves_played,
-                        usage_percent=self.usage_percent, operator_seconds=self.operator_seconds,
-                        pondering=self.ponder_enabled, lag_seconds=self.engine.ics.lag_seconds * self.ics_on)
-
-    def _budget(self) -> tuple[float, float]:
-        """(soft, hard) seconds for the move: the clock module's allocation, as a deadline the
-        search can represent (a huge `st` or clock would overflow it)."""
-        budget = self._time_budget()
-        soft, hard = _bounded_seconds(budget.soft_seconds), _bounded_seconds(budget.hard_seconds)
-        return min(soft, hard), hard
-
-    def _think_limits(self) -> SearchLimits:
-        soft, hard = self._budget()
-        if self.node_rate:
-            # `nps`: the clock is counted in nodes.
-            return SearchLimits(depth=self.depth_limit, nodes=min(MAX_NODES, max(1, int(hard * self.node_rate))))
-        return SearchLimits(depth=self.depth_limit, soft_seconds=soft, hard_seconds=hard)
-
     def start_thinking(self) -> None:
         """The engine is on move: claim a finished game, or search and later play a move."""
         if self.invalid_position:
@@ -252,10 +218,11 @@ class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
 
     def _send_move(self, uci: str, searched: SearchResult | None) -> bool:
         """Play the engine's move and send it, then any claim and the held pongs; True while
-        the game goes on."""
+        the game goes on. The move line goes out first: the learner may write to its store
+        when it notes the move, and that time is not the engine's to spend on the clock."""
+        self.out.line(f"move {uci}")
         self.engine.play_own_move(uci, searched)
         self.moves_played += 1
-        self.out.line(f"move {uci}")
         outcome = self.engine.outcome()
         if outcome is not None:
             self._claim(outcome)
@@ -496,49 +463,6 @@ class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
         self._set_side_to_move(chess.BLACK)
         self.engine_side = chess.WHITE
 
-    def cmd_level(self, args: str) -> None:
-        try:
-            self.control = parse_level(args)
-        except (ValueError, OverflowError):
-            self.out.line(f"Error (bad level): level {args}")
-
-    def cmd_st(self, args: str) -> None:
-        try:
-            control = parse_st(args)
-        except (ValueError, OverflowError):
-            self.out.line(f"Error (bad time): st {args}")
-            return
-        if control.seconds_per_move is not None and control.seconds_per_move > MAX_SECONDS:
-            control = dataclasses.replace(control, seconds_per_move=MAX_SECONDS)   # still a deadline
-        self.control = control
-
-    def cmd_sd(self, args: str) -> None:
-        if args.isdigit() and int(args) > 0:
-            self.depth_limit = int(args)
-        else:
-            self.out.line(f"Error (bad depth): sd {args}")
-
-    def cmd_nps(self, args: str) -> None:
-        if args.isdigit():
-            self.node_rate = min(int(args), MAX_NODES) or None
-        else:
-            self.out.line(f"Error (bad node rate): nps {args}")
-
-    def cmd_time(self, args: str) -> None:
-        seconds = _clock_seconds(args)
-        if seconds is None:
-            self.out.line(f"Error (bad time): time {args}")
-        else:
-            self.own_seconds = seconds
-
-    def cmd_otim(self, args: str) -> None:
-        seconds = _clock_seconds(args)
-        if seconds is None:
-            self.out.line(f"Error (bad time): otim {args}")
-        else:
-            self.opponent_seconds = seconds
-            claim_flag_if_fallen(self)
-
     def cmd_usermove(self, args: str) -> None:
         self.user_move(args)
 
@@ -673,87 +597,6 @@ class XBoardSession(XBoardIcs, XBoardThreads, XBoardTablebases):
         elif kind == "analyze":
             self.start_analysis()
 
-    def cmd_memory(self, args: str) -> None:
-        if args.isdigit() and int(args) > 0:
-            _, _, low, high = OPTIONS["Hash"]
-            self.pending_hash_mb = min(max(low, int(args) - 4), high)   # the pawn hash keeps its 4 MB
-            self._apply_deferred_settings()
-
-    def cmd_cores(self, args: str) -> None:
-        if args.isdigit():
-            self.request_threads(int(args))
-
-    def cmd_option(self, args: str) -> None:
-        name, _, value = args.partition("=")
-        name, value = name.strip(), value.strip()
-        if self.tablebase_option(name, value):
-            return
-        try:
-            number = int(value) if value else 0
-        except ValueError:
-            self.out.line(f"Error (bad option value): option {args}")
-            return
-        if name in OPTIONS:   # out of range: the nearest allowed value, as xboard itself clamps
-            _, _, low, high = OPTIONS[name]
-            number = min(max(number, low), high)
-        if name == "Hash":
-            self.pending_hash_mb = max(1, number)
-            self._apply_deferred_settings()
-        elif name == "Ponder":
-            self.ponder_enabled = bool(number)
-            if not number and self.active is not None and self.active.kind == "ponder":
-                self._abandon()
-        elif name == "Contempt":
-            self.engine.draw_score = -number
-        elif name == "Resign":
-            self.resign_pawns = max(0, number)
-        elif name in SCALE_OPTIONS:
-            try:
-                self.engine.set_eval_scale(SCALE_OPTIONS[name], number)
-            except ValueError as error:
-                self.out.line(f"Error ({error}): option {args}")
-        elif name == "OwnBook":
-            self.engine.book.enabled = bool(number)
-        elif name == "Learn":
-            self.engine.learner.mask = number   # 1 book, 2 position, 4 result learning
-        elif name == "Threads":
-            self.request_threads(number)
-        elif name == "Log":
-            set_logging(bool(number))
-            set_game_files(self, bool(number))
-        elif name == "MultiPV":
-            self.engine.multi_pv = number       # lines per iteration, each a thinking line
-        else:
-            self.out.line(f"Error (unknown option): option {args}")
-
-    def _apply_deferred_settings(self) -> None:
-        """Resize the hash table only while no search uses it."""
-        if self.pending_hash_mb is not None and not self.engine.searching:
-            self.engine.set_hash_size(self.pending_hash_mb * 1024 * 1024)
-            self.pending_hash_mb = None
-        self.apply_pending_threads()
-        self.apply_tablebase_path()
-
-    def cmd_exclude(self, args: str) -> None:
-        self._include_exclude(args, exclude=True)
-
-    def cmd_include(self, args: str) -> None:
-        self._include_exclude(args, exclude=False)
-
-    def _include_exclude(self, args: str, exclude: bool) -> None:
-        legal = self.engine.legal_moves()
-        if args == "all":
-            self.excluded = set(legal) if exclude else set()
-        else:
-            try:
-                uci = self.engine.parse_move(args)
-            except IllegalMoveError:
-                self.out.line(f"Illegal move: {args}")
-                return
-            (self.excluded.add if exclude else self.excluded.discard)(uci)
-        if self.analyzing:
-            self.start_analysis() if len(self.excluded) < len(legal) else self._abandon()
-
     def quit(self, args: str = "") -> None:
         self.running = False
         self.active = None
@@ -773,32 +616,7 @@ def tolerate_bad_bytes(*streams: TextIO) -> None:
                 pass   # already read from: keep the stream as it is
 
 
-def _clock_seconds(text: str) -> float | None:
-    """`time`/`otim` centiseconds as seconds (a negative clock counts as zero), else None."""
-    if not CENTISECONDS.match(text):
-        return None
-    return min(max(0.0, float(text)) / 100, MAX_SECONDS)
 
-
-def _bounded_seconds(seconds: float) -> float:
-    """A time limit the search can turn into a nanosecond deadline."""
-    if math.isnan(seconds):
-        return MIN_BUDGET
-    return min(max(seconds, MIN_BUDGET), MAX_SECONDS)
-
-
-def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:
-    """Log every protocol line to a file in the working directory (option Log / `log on`)."""
-    logger = logging.getLogger("ponderosa")
-    for handler in list(logger.handlers):
-        if isinstance(handler, logging.FileHandler):
-            logger.removeHandler(handler)
-            handler.close()
-    if enabled:
-        handler = logging.FileHandler(path)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG)
 
 
 Handler = Callable[[XBoardSession, str], None]

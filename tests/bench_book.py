@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ponderosa.engine.book_build import create_book
-from ponderosa.engine.book_file import OpeningBookFile, unsigned_key
+from ponderosa.engine.book.build import create_book
+from ponderosa.engine.book.file import OpeningBookFile, unsigned_key
 
 # The master collection is not in the repository: PONDEROSA_DATA, else ../shared/data beside the checkout.
 DEFAULT_PGN = (Path(os.environ.get("PONDEROSA_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))

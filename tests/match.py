@@ -51,6 +51,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import chess
 import chess.engine
@@ -914,24 +915,9 @@ class Gauntlet:
         self.total = number
         self.say(f"{self.names['engine']} against {', '.join(s.key for s in usable) or 'nobody'}: "
                  f"{self.total} games, {self.args.concurrency} at a time, tc {self.settings.tc_text}")
-        workers = [threading.Thread(target=self.worker, name=f"worker-{i}", daemon=True)
-                   for i in range(max(1, min(self.args.concurrency, self.total or 1)))]
-        for worker in workers:
-            worker.start()
-        interrupted = False
-        try:
-            while any(w.is_alive() for w in workers):
-                for worker in workers:
-                    worker.join(0.2)
-        except KeyboardInterrupt:
-            interrupted = True
-            self.stop.set()
-            self.say("interrupted: stopping the games in progress (not counted) and closing the engines")
-            try:
-                for worker in workers:
-                    worker.join(QUIT_TIMEOUT + 5)
-            except KeyboardInterrupt:
-                pass
+        interrupted = run_workers(
+            self.worker, max(1, min(self.args.concurrency, self.total or 1)), self.stop,
+            lambda: self.say("interrupted: stopping the games in progress (not counted) and closing the engines"))
         kill_leftovers()
         if self.pgn_file:
             self.pgn_file.close()
@@ -1065,6 +1051,30 @@ class Gauntlet:
 
 
 OPPONENT_SPECS: dict[str, EngineSpec] = dict(OPPONENTS)
+
+
+def run_workers(target: Callable[[], None], count: int, stop: threading.Event,
+                on_interrupt: Callable[[], None] | None = None) -> bool:
+    """Run count threads of target until they all end; Ctrl-C sets stop, calls on_interrupt and
+    waits for the games in progress to be abandoned. True when interrupted."""
+    workers = [threading.Thread(target=target, name=f"worker-{i}", daemon=True) for i in range(count)]
+    for worker in workers:
+        worker.start()
+    try:
+        while any(w.is_alive() for w in workers):
+            for worker in workers:
+                worker.join(0.2)
+        return False
+    except KeyboardInterrupt:
+        stop.set()
+        if on_interrupt is not None:
+            on_interrupt()
+        try:
+            for worker in workers:
+                worker.join(QUIT_TIMEOUT + 5)
+        except KeyboardInterrupt:
+            pass
+        return True
 
 
 def kill_leftovers() -> None:

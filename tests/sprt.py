@@ -17,7 +17,8 @@ The LLR is the normal (generalised SPRT) approximation used by fishtest and Open
     LLR = N (s1 - s0) (2 m - s0 - s1) / (2 v)
 with N pairs, m and v the mean and variance of the per-pair score (points / 2), and s0, s1 the
 expected scores of elo0 and elo1. Empty categories get 0.001 of a pair, so a one-sided start
-(all wins so far) has a finite variance. The games are played by match.py's machinery (clocks,
+(all wins so far) has a finite variance; still, the first few pairs give a variance near zero
+and a meaningless LLR, so no decision is taken before --min-pairs pairs (default 20). The games are played by match.py's machinery (clocks,
 adjudication, fault handling, PGN); a time loss, illegal move or crash loses that game and is
 reported.
 """
@@ -70,6 +71,9 @@ def llr(counts: list[float], values: tuple[float, ...], elo0: float, elo1: float
     return n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
 
 
+MIN_PAIRS = 20   # pairs (40 games) before the test may decide; see decision()
+
+
 def pentanomial_llr(pairs: list[int], elo0: float, elo1: float) -> float:
     """LLR from pair counts [0, 1/2, 1, 3/2, 2 points]."""
     return llr([float(c) for c in pairs], PAIR_VALUES, elo0, elo1)
@@ -94,7 +98,13 @@ def elo_estimate(pairs: list[int]) -> tuple[float, float]:
     return elo, (match.elo_from_score(high) - match.elo_from_score(low)) / 2
 
 
-def decision(value: float, bounds: tuple[float, float]) -> str | None:
+def decision(value: float, bounds: tuple[float, float], pairs: int = MIN_PAIRS,
+             min_pairs: int = MIN_PAIRS) -> str | None:
+    """H1, H0 or None (go on). No decision before min_pairs pairs: the normal approximation
+    estimates the variance from the pairs themselves, and a handful of them (one won pair, say)
+    gives a variance near zero and an LLR far past either bound."""
+    if pairs < min_pairs:
+        return None
     if value >= bounds[1]:
         return "H1"
     if value <= bounds[0]:
@@ -198,24 +208,12 @@ class Sprt:
             sys.stderr.write(f"[{t.games} games] +{t.wins} ={t.draws} -{t.losses} pairs {t.pairs} "
                              f"Elo {match.format_elo(elo)} {match.format_margin(margin)} "
                              f"LLR {value:.2f} [{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]\n")
-            self.result = decision(value, self.bounds)
+            self.result = decision(value, self.bounds, sum(t.pairs), self.args.min_pairs)
             if self.result is not None or t.games >= self.args.max_games:
                 self.stop.set()
 
     def run(self) -> int:
-        workers = [threading.Thread(target=self.worker, daemon=True) for _ in range(self.args.concurrency)]
-        for worker in workers:
-            worker.start()
-        interrupted = False
-        try:
-            while any(w.is_alive() for w in workers):
-                for worker in workers:
-                    worker.join(0.2)
-        except KeyboardInterrupt:
-            interrupted = True
-            self.stop.set()
-            for worker in workers:
-                worker.join(match.QUIT_TIMEOUT + 5)
+        interrupted = match.run_workers(self.worker, self.args.concurrency, self.stop)
         match.kill_leftovers()
         if self.pgn:
             self.pgn.close()
@@ -257,6 +255,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--max-games", type=int, default=20000, help="stop undecided after this many (default 20000)")
+    parser.add_argument("--min-pairs", type=int, default=MIN_PAIRS,
+                        help=f"no decision before this many pairs of games (default {MIN_PAIRS})")
     parser.add_argument("--tc", default="5+0.05", help="BASE+INC in seconds (default 5+0.05)")
     parser.add_argument("--concurrency", type=int, default=1, help="pairs played at once (default 1)")
     parser.add_argument("--openings", type=Path, default=match.DEFAULT_OPENINGS)

@@ -14,8 +14,8 @@ import chess.pgn
 import chess.polyglot
 import pytest
 
-from ponderosa.engine import book_build, book_file
-from ponderosa.engine.book_build import (
+from ponderosa.engine.book import build as book_build, file as book_file
+from ponderosa.engine.book.build import (
     PgnFileError,
     add_to_book,
     create_book,
@@ -23,7 +23,7 @@ from ponderosa.engine.book_build import (
     merge_books,
     read_nag_values,
 )
-from ponderosa.engine.book_file import FLAG_BAD, FLAG_GOOD, BookFileError, OpeningBookFile
+from ponderosa.engine.book.file import FLAG_BAD, FLAG_GOOD, BookFileError, OpeningBookFile
 
 from conftest import data_file, large_data_file
 

@@ -7,10 +7,10 @@ import chess
 import chess.polyglot
 import pytest
 
-from ponderosa.engine.book_export import _export_in_bulk, export_polyglot, export_weights
-from ponderosa.engine.book_file import OpeningBookFile, write_polyglot_in_key_order
+from ponderosa.engine.book.export import _export_in_bulk, export_polyglot, export_weights
+from ponderosa.engine.book.file import OpeningBookFile, write_polyglot_in_key_order
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.learned import GameLearning
+from ponderosa.engine.learning.store import GameLearning
 
 RUY_LOPEZ = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6"]
 

@@ -10,7 +10,7 @@ import chess
 import chess.polyglot
 import pytest
 
-from ponderosa.engine.book_file import (
+from ponderosa.engine.book.file import (
     FLAG_BAD,
     FLAG_GOOD,
     BookFileError,

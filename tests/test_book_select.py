@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ponderosa.engine.book_select import (
+from ponderosa.engine.book.select import (
     FLAG_BAD,
     FLAG_GOOD,
     STATUS_BEYOND_WIDTH,

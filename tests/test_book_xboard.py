@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_xboard_gui import PROGRAMS, find, read_games, run_xboard
 
-from ponderosa.engine.book_file import FLAG_BAD, write_polyglot
+from ponderosa.engine.book.file import FLAG_BAD, write_polyglot
 from ponderosa.engine.engine import Engine
 
 from xboard_harness import engine_command

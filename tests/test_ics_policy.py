@@ -8,7 +8,7 @@ import pytest
 from test_clock import play_at_the_hard_limit
 
 from ponderosa.engine import ics
-from ponderosa.engine.book_select import BookSettings
+from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.clock import parse_level
 
 # ----------------------------------------------------------------------------- lists

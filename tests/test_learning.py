@@ -14,10 +14,10 @@ import pytest
 
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
-from ponderosa.engine.book_build import create_book
+from ponderosa.engine.book.build import create_book
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.learner import BOOK_LRN, POSITION_LRN, GameRecord, LearnFileError
-from ponderosa.engine.learning import LEARN_POSITION, SEARCHES_REMEMBERED, SearchSample
+from ponderosa.engine.learning.learner import BOOK_LRN, POSITION_LRN, GameRecord, LearnFileError
+from ponderosa.engine.learning.rules import LEARN_POSITION, SEARCHES_REMEMBERED, SearchSample
 from ponderosa.engine.search import SearchLimits
 
 # The paper's section 5 book: three "bad line" games (4. Nc3 drops the bishop) with three
@@ -181,8 +181,8 @@ mode, fen, first, reply = sys.argv[1:5]
 engine = Engine()
 engine.book.enabled = False
 if mode == "learn":
-    from ponderosa.engine.learner import GameRecord
-    from ponderosa.engine.learning import LEARN_POSITION, SearchSample
+    from ponderosa.engine.learning.learner import GameRecord
+    from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
     record = GameRecord("position-test", fen, [first, reply, "a2a3", "a7a6"], True,
                         samples={0: SearchSample(20, 10), 2: SearchSample(-600, 10)})
     learning = engine.learner.book_learning(record, LEARN_POSITION)
@@ -274,7 +274,7 @@ def test_learning_survives_a_book_rebuild(workdir: Path) -> None:
 
 
 def test_position_learning_entries_keep_at_most_the_limit(workdir: Path) -> None:
-    from ponderosa.engine.learned import POSITION_TABLE_LIMIT, GameLearning, PositionEntry, SQLiteLearnedStore
+    from ponderosa.engine.learning.store import POSITION_TABLE_LIMIT, GameLearning, PositionEntry, SQLiteLearnedStore
     store = SQLiteLearnedStore(workdir / "learned.db")
     batch = POSITION_TABLE_LIMIT // 4 + 10
     for game in range(5):
@@ -340,8 +340,8 @@ def test_terra_selection_uses_the_engines_own_results(workdir: Path) -> None:
 
 
 def test_learning_aging_fades_mild_values_of_skipped_moves(workdir: Path) -> None:
-    from ponderosa.engine.learned import GameLearning
-    from ponderosa.engine.learning import LearnedUpdate
+    from ponderosa.engine.learning.store import GameLearning
+    from ponderosa.engine.learning.rules import LearnedUpdate
     engine = paper_engine(workdir)
     key = board_after(AFTER_3_A6).key
     engine.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b5a4", -150.0)]))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ponderosa.engine.learning import (
+from ponderosa.engine.learning.rules import (
     AGING_FLOOR,
     DEMOTE_THRESHOLD,
     LEARN_BOOK,

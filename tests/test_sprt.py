@@ -108,3 +108,12 @@ def test_strength_opponents_start(key: str) -> None:
         assert player.name.split()[0] in ("Toga", "Ethereal")
     finally:
         player.close()
+
+
+def test_a_lucky_first_pair_decides_nothing() -> None:
+    """One won pair gives a variance near zero and an LLR past the bound: too few pairs to decide."""
+    value = sprt.pentanomial_llr([0, 0, 0, 1, 0], 0, 10)
+    bounds = sprt.sprt_bounds(0.05, 0.05)
+    assert value > bounds[1]                                   # the approximation alone would accept H1
+    assert sprt.decision(value, bounds, pairs=1) is None
+    assert sprt.decision(value, bounds, pairs=sprt.MIN_PAIRS) == "H1"

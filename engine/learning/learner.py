@@ -1,5 +1,5 @@
 """Learning from the games the engine plays: it follows a game, and at the right moments turns
-what it saw into learned data (engine/learning.py's rules) and writes it to the learned store
+what it saw into learned data (engine/learning/rules.py's rules) and writes it to the learned store
 and to the portable `.lrn` files.
 
 - Book learning and position learning happen once the engine has made its first ten searches
@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 import chess
 
 from ponderosa.core_ext.board import Board
-from ponderosa.engine.book_select import FLAG_BAD
-from ponderosa.engine.learned import GameLearning, LearnedStore, PositionEntry
-from ponderosa.engine.learning import (
+from ponderosa.engine.book.select import FLAG_BAD
+from ponderosa.engine.learning.store import GameLearning, LearnedStore, PositionEntry
+from ponderosa.engine.learning.rules import (
     LEARN_BOOK,
     LEARN_DEFAULT,
     LEARN_POSITION,
@@ -42,7 +42,7 @@ from ponderosa.engine.learning import (
     postbook_worth_adding,
     result_learning_step,
 )
-from ponderosa.engine.opening_book import OpeningBook
+from ponderosa.engine.book.opening_book import OpeningBook
 
 if TYPE_CHECKING:   # chess.pgn (and asyncio under it) loads only when a .lrn file is written or read
     import chess.pgn

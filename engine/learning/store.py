@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ponderosa.engine.book_file import decode_move, encode_move
-from ponderosa.engine.learning import AGING_FACTOR, AGING_FLOOR, RESULT_LEARNED_VALUE, LearnedUpdate
+from ponderosa.engine.book.file import decode_move, encode_move
+from ponderosa.engine.learning.rules import AGING_FACTOR, AGING_FLOOR, RESULT_LEARNED_VALUE, LearnedUpdate
 
 DEFAULT_LEARNED_FILE = "ponderosa-learned.db"
 FORMAT_NAME = "ponderosa-learned"
@@ -491,6 +491,6 @@ class _SQLiteConnection:
 def open_learned_store(location: str | None = None) -> LearnedStore:
     """A PostgreSQL URL (postgresql://...) or a SQLite file path (default: in the working directory)."""
     if location and location.startswith(("postgresql://", "postgres://")):
-        from ponderosa.engine.learned_pg import PostgresLearnedStore
+        from ponderosa.engine.learning.store_pg import PostgresLearnedStore
         return PostgresLearnedStore(location)
     return SQLiteLearnedStore(location or DEFAULT_LEARNED_FILE)

@@ -17,7 +17,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ponderosa.engine.learned import LearnedStore, LearnedStoreError
+from ponderosa.engine.learning.store import LearnedStore, LearnedStoreError
 
 CONNECT_TIMEOUT_SECONDS = 10
 INSTALL_HINT = 'pip install "ponderosa[postgres]"'

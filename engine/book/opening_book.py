@@ -17,7 +17,7 @@ import chess
 
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
-from ponderosa.engine.book_file import (
+from ponderosa.engine.book.file import (
     FLAG_BAD,
     FLAG_GOOD,
     BookEntry,
@@ -26,9 +26,9 @@ from ponderosa.engine.book_file import (
     PolyglotBookFile,
     open_book_file,
 )
-from ponderosa.engine.book_select import BookDecision, BookSettings, Candidate, RankedMove, choose, rank
-from ponderosa.engine.learned import LearnedMove, LearnedStore
-from ponderosa.engine.learning import POSTBOOK_MIN_ADVANTAGE, RESULT_LEARNED_VALUE, is_playable
+from ponderosa.engine.book.select import BookDecision, BookSettings, Candidate, RankedMove, choose, rank
+from ponderosa.engine.learning.store import LearnedMove, LearnedStore
+from ponderosa.engine.learning.rules import POSTBOOK_MIN_ADVANTAGE, RESULT_LEARNED_VALUE, is_playable
 
 log = logging.getLogger("ponderosa.book")
 

@@ -29,7 +29,7 @@ import chess.polyglot
 import numpy as np
 
 from ponderosa.core_ext.board import Board
-from ponderosa.engine.book_file import (
+from ponderosa.engine.book.file import (
     CASTLING_BIT,
     FLAG_BAD,
     FLAG_GOOD,
