@@ -205,8 +205,13 @@ def test_xboard_game_with_eight_threads_pondering_and_analysis() -> None:
                 engine.send(".", "exit")
                 engine.sync(2, timeout=2.0)
                 engine.send("playother")   # White (us) to move: the engine plays Black again
-        engine.send("force", "st 30", "go" if not engine.board.is_game_over() else "ping 3")
-        if not engine.board.is_game_over():
+        engine.send("force", "st 30")
+        if engine.board.is_game_over():
+            # The game ended within the plies (the engine mated and claimed it): this ping's pong
+            # must be read here, or the sync below would meet it first.
+            engine.sync(3, timeout=5.0)
+        else:
+            engine.send("go")
             time.sleep(0.5)
             sent = engine.send("?")
             engine.expect_move(1.0)
