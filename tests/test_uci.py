@@ -325,8 +325,9 @@ def test_bench_alone_runs_and_exits_with_the_openbench_line(monkeypatch: pytest.
     """`ponderosa bench` (in-process, at a small depth): the bench runs, the program ends, and the
     last line is `N nodes N nps` with the same N every run."""
     full_bench = Engine.bench
-    monkeypatch.setattr(Engine, "bench", lambda self, depth=5, on_position=None, **options:
-                        full_bench(self, depth, on_position, **options))
+    # The console passes the default depth explicitly: whatever it asks, search to depth 5.
+    monkeypatch.setattr(Engine, "bench", lambda self, depth=None, on_position=None, **options:
+                        full_bench(self, 5, on_position, **options))
     monkeypatch.setattr(cli, "Console", lambda engine: Console(engine, sys.stdout))   # the captured stdout
     totals = []
     for _ in range(2):
