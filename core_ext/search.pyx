@@ -665,7 +665,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         bound = BOUND_UPPER
     # What the search found teaches the evaluation's correction, when the score says something
     # about the static evaluation: not after a capture, and not a bound on the wrong side of it.
-    if not checked and not (best_move and not is_quiet(pos, best_move)) and -MATE_BOUND < best_score < MATE_BOUND \
+    if not checked and (best_move == 0 or is_quiet(pos, best_move)) and -MATE_BOUND < best_score < MATE_BOUND \
             and not (bound == BOUND_LOWER and best_score <= static_eval) \
             and not (bound == BOUND_UPPER and best_score >= static_eval):
         update_correction(&s.history, pos.side, pos.states[pos.ply].pawn_key, best_score - static_eval,
