@@ -4,7 +4,9 @@ Every thread is created once and parked between searches."""
 from __future__ import annotations
 
 import logging
+import os
 import queue
+import sys
 import threading
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -19,6 +21,24 @@ from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinki
 MAX_THREADS = 64
 
 log = logging.getLogger(__name__)
+
+
+HELPER_NICENESS = 5   # helpers yield the CPU to the main search thread when threads outnumber cores
+
+
+def _lower_this_threads_priority(steps: int) -> None:
+    """Make the calling thread `steps` nice levels kinder (Linux sets niceness per thread).
+
+    The main search thread decides the move and the stop; with more threads than free cores the
+    scheduler then runs it before the helpers, so it reaches its next stop poll sooner. With a
+    core for every thread nothing changes. Elsewhere niceness is per process: left alone."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        thread_id = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread_id, os.getpriority(os.PRIO_PROCESS, thread_id) + steps)
+    except (OSError, AttributeError):   # a sandbox may forbid it: the helpers still search
+        pass
 
 
 @dataclass(frozen=True)
@@ -47,6 +67,7 @@ class _Helper:
         self.thread.start()
 
     def _run(self) -> None:
+        _lower_this_threads_priority(HELPER_NICENESS)
         while True:
             self._wake.wait()
             self._wake.clear()
