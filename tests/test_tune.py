@@ -1,4 +1,5 @@
-"""The evaluation tuner: packed positions, quietness, K, the Jacobian, and a short run that lowers the error."""
+"""The evaluation tuner: packed positions (whole and in shards), quietness, K, the Jacobian, the
+Gauss-Newton optimiser and its ridge choice, and short runs that lower the error."""
 from __future__ import annotations
 
 import importlib.util
@@ -100,12 +101,63 @@ def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
         list(tune.read_position_file(path))
 
 
-def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sharded_scores_equal_the_whole_set_in_order() -> None:
+    samples = [(fen, 0.5) for fen in sample_fens(12)]
+    whole = tune.build_data(samples).positions.scores(Evaluator())
+    sharded = tune.build_data(samples, threads=3)
+    assert len(sharded.positions.shards) == 3
+    assert list(sharded.positions.scores()) == list(whole)
+    assert len(sharded) == len(samples)
+
+
+def synthetic_problem(truth: np.ndarray, held_truth: np.ndarray, n: int = 6000, held: int = 600,
+                      seed: int = 3) -> tuple:
+    """A Jacobian of random sparse slopes, base scores, and results that are the expected scores
+    of base + J·truth (held-out rows: of base + J·held_truth); K 1.1."""
+    rng = np.random.default_rng(seed)
+    params = truth.size
+    dense = rng.normal(0.0, 1.0, (n, params)) * (rng.random((n, params)) < 0.4)
+    rows, cols = np.nonzero(dense)
+    jac = tune.Jacobian(rows.astype(np.int32), cols.astype(np.int32), dense[rows, cols].astype(np.float32),
+                        np.ones(params, dtype=bool))
+    base = rng.normal(0.0, 150.0, n)
+    moved = dense @ truth
+    moved[:held] = dense[:held] @ held_truth
+    return jac, base, tune.expected(base + moved, 1.1)
+
+
+def test_gauss_newton_recovers_the_weights_that_made_the_results() -> None:
+    truth = np.array([30.0, -20.0, 12.0, 0.0])
+    jac, base, results = synthetic_problem(truth, truth)
+    change, ridge = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 4, 1e-12, np.zeros(4), False)
+    assert ridge == 1e-12
+    assert change == pytest.approx(truth, abs=0.3)
+    # A heavy ridge holds the weights near where they started.
+    held_back, _ = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 4, 1e-4, np.zeros(4), False)
+    assert np.abs(held_back).sum() < 0.5 * np.abs(truth).sum()
+
+
+def test_the_ridge_is_chosen_by_the_held_out_positions() -> None:
+    truth = np.array([30.0, -20.0, 12.0, 5.0])
+    # The held-out positions follow the same weights: the lightest ridge predicts them best.
+    jac, base, results = synthetic_problem(truth, truth)
+    _, ridge = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 1, None, np.zeros(4), False)
+    assert ridge == min(tune.RIDGES)
+    # They follow the starting weights: what the training rows say does not carry over, and the
+    # heaviest ridge (the least change) predicts them best.
+    jac, base, results = synthetic_problem(truth, np.zeros(4))
+    _, ridge = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 1, None, np.zeros(4), False)
+    assert ridge == max(tune.RIDGES)
+
+
+@pytest.mark.parametrize("method", ["newton", "adam"])
+def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], method: str) -> None:
     out = tmp_path / "eval_weights.pxi"
     saved = tmp_path / "positions.txt"
+    iterations = ["--iterations", "60"] if method == "adam" else []
     code = tune.main(["--pgn", str(data_file("games", "master_sample_2000.pgn.xz")), "--max-games", "200",
-                      "--passes", "1", "--iterations", "60", "--min-positions", "20", "--out", str(out),
-                      "--save-positions", str(saved)])
+                      "--passes", "1", "--method", method, *iterations, "--min-positions", "20",
+                      "--out", str(out), "--save-positions", str(saved)])
     assert code == 0
     report = capsys.readouterr().out
     before, after = (float(x) for x in report.split("training: ")[1].split()[0:3:2])

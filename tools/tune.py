@@ -15,10 +15,14 @@ Usage (after `pip install -e .`; numpy is a dependency of the engine already):
 3. Weights: the mean squared error between results and expected scores is minimised over every
    tunable weight of core_ext/eval_weights.pxi. Each pass measures, by central differences of
    the real evaluation, how each position's score moves with each weight (a sparse Jacobian, so
-   every term counts, tapering and draw scaling included), then runs Adam on that linearised
-   model (weights that move fewer than --min-positions scores stay fixed; --ridge adds an L2
-   penalty on the change); the rounded weights are loaded into the core and the error
-   re-measured exactly with the real evaluation. --passes repeats this from the new weights.
+   every term counts, tapering and draw scaling included); weights that move fewer than
+   --min-positions scores stay fixed. On that linearised model (default --method newton)
+   Gauss-Newton steps minimise the error plus a ridge penalty on the change from the starting
+   weights; the ridge is picked from a range by the error on the held-out positions, so a weight
+   that few positions see stays near its hand-set value (--method adam: fixed-size Adam steps,
+   --ridge optional). The rounded weights are loaded into the core and the error re-measured
+   exactly with the real evaluation; --passes repeats this from the new weights. Positions are
+   scored on --threads threads at once (the core's loop runs without the GIL).
 4. Output: the error before and after, on the training positions and on a held-out tenth, as a
    Markdown report on stdout; --write rewrites core_ext/eval_weights.pxi (then rebuild with
    `pip install -e .`), --out writes the weights file elsewhere.
@@ -28,10 +32,12 @@ from __future__ import annotations
 import argparse
 import lzma
 import math
+import os
 import random
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,21 +119,55 @@ def read_position_file(path: Path) -> Iterator[tuple[str, float]]:
             yield fen.strip(), value
 
 
+class ShardedPositions:
+    """Positions packed in one PositionSet per worker thread: the core scores a set without the
+    GIL, so the shards are scored side by side (each with its own evaluator and pawn table)."""
+
+    def __init__(self, fens: list[str], shards: int) -> None:
+        board = Board()
+        size = max(1, -(-len(fens) // shards))
+        self.shards: list[PositionSet] = []
+        for first in range(0, len(fens), size):
+            shard = PositionSet()
+            for fen in fens[first:first + size]:
+                board.set_fen(fen)
+                shard.add(board)
+            self.shards.append(shard)
+        self.evaluators = [Evaluator(1 << 16) for _ in self.shards]
+        self._pool = ThreadPoolExecutor(max(1, len(self.shards)))
+        self._count = len(fens)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def scores(self, evaluator: Evaluator | None = None) -> np.ndarray:
+        """Every position's evaluation from White's side, in the order given, with the weights in
+        use (each shard scores with its own evaluator: `evaluator` is not needed)."""
+        if not self.shards:
+            return np.zeros(0, dtype=np.int32)
+        parts = self._pool.map(lambda pair: pair[0].scores(pair[1]), zip(self.shards, self.evaluators))
+        return np.concatenate(list(parts))
+
+
 @dataclass
 class Data:
-    positions: PositionSet
+    positions: PositionSet | ShardedPositions
     results: np.ndarray        # float64, White's result per position
 
     def __len__(self) -> int:
         return len(self.positions)
 
 
-def build_data(samples: list[tuple[str, float]]) -> Data:
-    positions = PositionSet()
-    board = Board()
-    for fen, _ in samples:
-        board.set_fen(fen)
-        positions.add(board)
+def build_data(samples: list[tuple[str, float]], threads: int = 1) -> Data:
+    """The positions packed for the core; with threads > 1, in that many shards scored side by side."""
+    if threads > 1:
+        positions: PositionSet | ShardedPositions = ShardedPositions([fen for fen, _ in samples], threads)
+    else:
+        positions = PositionSet()
+        board = Board()
+        for fen, _ in samples:
+            board.set_fen(fen)
+            positions.add(board)
     return Data(positions, np.array([r for _, r in samples], dtype=np.float64))
 
 
@@ -203,12 +243,12 @@ class Jacobian:
 
 
 def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: int,
-                     min_positions: int = 1) -> Jacobian:
+                     min_positions: int = 1, counted_from: int = 0) -> Jacobian:
     """Central differences of every position's score for every parameter, at the given weights.
 
-    A parameter that moves fewer than min_positions scores stays as it is (inactive): Adam scales
-    every step to the same size, so a weight seen in a handful of positions would be fitted to
-    their noise."""
+    A parameter that moves fewer than min_positions scores (of positions counted_from on: the
+    training positions) stays as it is (inactive): Adam scales every step to the same size, so a
+    weight seen in a handful of positions would be fitted to their noise."""
     evaluator = Evaluator(1 << 16)
     rows, cols, vals = [], [], []
     active = np.zeros(len(params), dtype=bool)
@@ -223,7 +263,7 @@ def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: 
         evaluate.set_weights(with_value(weights, param, base))
         diff = (up.astype(np.float32) - down.astype(np.float32)) / (2 * delta)
         nonzero = np.flatnonzero(diff)
-        if nonzero.size >= min_positions:
+        if np.count_nonzero(nonzero >= counted_from) >= min_positions:
             active[j] = True
             rows.append(nonzero.astype(np.int32))
             cols.append(np.full(nonzero.size, j, dtype=np.int32))
@@ -259,6 +299,120 @@ def optimise(jac: Jacobian, base_scores: np.ndarray, results: np.ndarray, k: flo
     return change
 
 
+RIDGES = (1e-10, 1e-9, 3e-9, 1e-8, 3e-8, 1e-7, 3e-7)   # tried in turn when --ridge is not given
+CURVATURE_CHUNK = 16384                                  # positions per dense block of the curvature
+
+
+class LinearisedError:
+    """The error of a set of positions whose scores move linearly with the parameter changes:
+    scores = base + J·change, over the active parameters only (column c is active[c])."""
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, base: np.ndarray,
+                 results: np.ndarray, k: float) -> None:
+        order = np.argsort(rows, kind="stable")          # by position, for the curvature's blocks
+        self.rows, self.cols = rows[order], cols[order]
+        self.vals = vals[order].astype(np.float64)
+        self.base, self.results, self.k = base, results, k
+        self.n_cols = int(cols.max()) + 1 if cols.size else 0
+
+    def expected(self, change: np.ndarray) -> np.ndarray:
+        moved = np.bincount(self.rows, weights=self.vals * change[self.cols], minlength=len(self.base))
+        return expected(self.base + moved, self.k)
+
+    def error(self, change: np.ndarray) -> float:
+        return float(np.mean((self.results - self.expected(change)) ** 2))
+
+    def gradient_and_slopes(self, change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """d(error)/d(change), and each position's d(expected)/d(score)."""
+        e = self.expected(change)
+        slope = e * (1.0 - e) * LN10 * self.k / 400.0
+        per_score = 2.0 * (e - self.results) * slope / len(self.results)
+        return np.bincount(self.cols, weights=self.vals * per_score[self.rows], minlength=len(change)), slope
+
+    def curvature(self, slope: np.ndarray, n_params: int) -> np.ndarray:
+        """The Gauss-Newton matrix (2/n)·Jᵀ diag(slope²) J, built from dense blocks of positions."""
+        matrix = np.zeros((n_params, n_params))
+        weight = (2.0 / len(self.results)) * slope * slope
+        scale = float(weight.max()) or 1.0              # float32 blocks: keep the numbers near 1
+        bounds = np.searchsorted(self.rows, np.arange(0, len(self.base) + CURVATURE_CHUNK, CURVATURE_CHUNK))
+        for first, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+            if lo == hi:
+                continue
+            block = np.zeros((CURVATURE_CHUNK, n_params), dtype=np.float32)
+            block[self.rows[lo:hi] - first * CURVATURE_CHUNK, self.cols[lo:hi]] = self.vals[lo:hi]
+            rows_weight = (weight[first * CURVATURE_CHUNK:(first + 1) * CURVATURE_CHUNK] / scale).astype(np.float32)
+            used = len(rows_weight)
+            matrix += (block[:used].T @ (block[:used] * rows_weight[:, None])).astype(np.float64)
+        return matrix * scale
+
+
+def optimise_newton(jac: Jacobian, base_scores: np.ndarray, results: np.ndarray, k: float, held: int,
+                    n_params: int, iterations: int, ridge: float | None, start: np.ndarray,
+                    log: bool) -> tuple[np.ndarray, float]:
+    """Gauss-Newton on the linearised error of the training positions (rows from `held` on) plus
+    ridge · Σ(total change from the starting weights)². A weight that few positions see has little
+    curvature, so the ridge keeps it near its hand-set value while well-seen weights move freely.
+
+    With ridge None every value of RIDGES is tried with the curvature at the start (cheap solves)
+    and the one whose result predicts the held-out positions (rows below `held`) best is kept.
+    Then `iterations` full steps, each with the curvature measured anew and halved until the
+    error falls. Returns (change of every parameter, the ridge used)."""
+    active = np.flatnonzero(jac.active)
+    column = np.full(n_params, -1, dtype=np.int64)
+    column[active] = np.arange(active.size)
+    training = jac.rows >= held
+    train = LinearisedError(jac.rows[training] - held, column[jac.cols[training]], jac.vals[training],
+                            base_scores[held:], results[held:], k)
+    test = LinearisedError(jac.rows[~training], column[jac.cols[~training]], jac.vals[~training],
+                           base_scores[:held], results[:held], k)
+    prior = start[active]      # what earlier passes changed: the ridge counts from the hand-set weights
+    size = active.size
+    identity = np.eye(size)
+
+    def objective(change: np.ndarray, penalty: float) -> float:
+        return train.error(change) + penalty * float(np.sum((change + prior) ** 2))
+
+    def gradient(change: np.ndarray, penalty: float) -> tuple[np.ndarray, np.ndarray]:
+        grad, slope = train.gradient_and_slopes(change)
+        return grad + 2.0 * penalty * (change + prior), slope
+
+    change = np.zeros(size)
+    grad0, slope0 = gradient(change, 0.0)
+    curvature0 = train.curvature(slope0, size)
+    jitter = 1e-9 * float(np.mean(np.diag(curvature0)) or 1.0)   # material and tables are collinear
+    candidates = [ridge] if ridge is not None else list(RIDGES)
+    best: tuple[float, float, np.ndarray] | None = None
+    for penalty in candidates:
+        trial = np.zeros(size)
+        system = curvature0 + (2.0 * penalty + jitter) * identity
+        for _ in range(8):    # Newton steps with the starting curvature: enough to rank the ridges
+            trial = trial - np.linalg.solve(system, gradient(trial, penalty)[0])
+        held_error = test.error(trial) if held else train.error(trial)
+        if log:
+            print(f"    ridge {penalty:g}: training {train.error(trial):.6f}, held-out {held_error:.6f}",
+                  file=sys.stderr)
+        if best is None or held_error < best[0]:
+            best = (held_error, penalty, trial)
+    assert best is not None
+    _, penalty, change = best
+    for step in range(1, iterations + 1):
+        grad, slope = gradient(change, penalty)
+        system = train.curvature(slope, size) + (2.0 * penalty + jitter) * identity
+        move = -np.linalg.solve(system, grad)
+        before = objective(change, penalty)
+        for _ in range(10):
+            if objective(change + move, penalty) < before:
+                change = change + move
+                break
+            move /= 2
+        if log:
+            print(f"    step {step}: linearised error {train.error(change):.6f} (held-out "
+                  f"{test.error(change) if held else float('nan'):.6f})", file=sys.stderr)
+    full = np.zeros(n_params)
+    full[active] = change
+    return full, penalty
+
+
 def apply_change(weights: dict, params: list[Parameter], change: np.ndarray, active: np.ndarray) -> dict:
     """The weights with every active parameter moved by its rounded change."""
     new = {name: (list(value) if isinstance(value, list) else value) for name, value in weights.items()}
@@ -291,6 +445,12 @@ def collect(args: argparse.Namespace) -> list[tuple[str, float]]:
     return samples
 
 
+def without_rows_before(jac: Jacobian, first: int) -> Jacobian:
+    """The Jacobian of positions first.. only, renumbered from 0."""
+    keep = jac.rows >= first
+    return Jacobian(jac.rows[keep] - first, jac.cols[keep], jac.vals[keep], jac.active)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pgn", type=Path, action="append", default=[], help="games (.pgn or .pgn.xz), repeatable")
@@ -301,14 +461,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-game", type=int, default=3, help="quiet positions drawn from each game (default 3)")
     parser.add_argument("--skip-plies", type=int, default=16, help="opening plies never drawn (default 16)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--passes", type=int, default=2, help="Jacobian + Adam rounds (default 2)")
-    parser.add_argument("--iterations", type=int, default=400, help="Adam steps per pass (default 400)")
+    parser.add_argument("--method", choices=("newton", "adam"), default="newton",
+                        help="newton: Gauss-Newton with a ridge chosen on the held-out positions "
+                             "(default); adam: fixed-size Adam steps")
+    parser.add_argument("--passes", type=int, default=2, help="Jacobian + optimiser rounds (default 2)")
+    parser.add_argument("--iterations", type=int,
+                        help="optimiser steps per pass (default: newton 4, adam 400)")
     parser.add_argument("--rate", type=float, default=1.0, help="Adam step size in centipawns (default 1)")
     parser.add_argument("--delta", type=int, default=8, help="weight change for the differences (default 8)")
-    parser.add_argument("--min-positions", type=int, default=500,
-                        help="weights moving fewer scores than this stay fixed (default 500)")
-    parser.add_argument("--ridge", type=float, default=0.0,
-                        help="penalty per squared centipawn of change from the start (default 0)")
+    parser.add_argument("--min-positions", type=int,
+                        help="weights moving fewer scores than this stay fixed (default: newton 50, adam 500)")
+    parser.add_argument("--ridge", type=float,
+                        help="penalty per squared centipawn of change from the start (default: newton picks "
+                             "one of " + ", ".join(f"{r:g}" for r in RIDGES) + " by the held-out error; adam 0)")
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
+                        help="threads that score positions side by side (default: 2, or 1 on one core)")
     parser.add_argument("--write", action="store_true", help="rewrite core_ext/eval_weights.pxi")
     parser.add_argument("--out", type=Path, help="write the weights file here instead")
     args = parser.parse_args(argv)
@@ -317,44 +484,53 @@ def main(argv: list[str] | None = None) -> int:
     for path in [*args.pgn, *args.positions]:
         if not path.is_file():
             parser.error(f"{path}: no such file")
+    newton = args.method == "newton"
+    iterations = args.iterations if args.iterations is not None else (4 if newton else 400)
+    min_positions = args.min_positions if args.min_positions is not None else (50 if newton else 500)
     started = time.monotonic()
 
     samples = collect(args)
     if len(samples) < 100:
         raise SystemExit(f"only {len(samples)} positions: too few to tune")
     random.Random(args.seed).shuffle(samples)
-    held = max(1, len(samples) // 10)
-    train, test = build_data(samples[held:]), build_data(samples[:held])
-    print(f"{len(train)} training and {len(test)} held-out positions", file=sys.stderr)
+    held = max(1, len(samples) // 10)     # positions 0..held-1 are held out, the rest train
+    data = build_data(samples, args.threads)
+    print(f"{len(samples) - held} training and {held} held-out positions", file=sys.stderr)
 
     evaluator = Evaluator(1 << 16)
     weights = evaluate.get_weights()
     start_weights = weights
-    k = fit_k(train.positions.scores(evaluator).astype(np.float64), train.results)
+    scores = data.positions.scores(evaluator).astype(np.float64)
+    k = fit_k(scores[held:], data.results[held:])
     error: dict[str, list[float]] = {"train": [], "test": []}
 
-    def measure() -> None:
-        error["train"].append(mean_squared_error(train.positions.scores(evaluator).astype(np.float64),
-                                                 train.results, k))
-        error["test"].append(mean_squared_error(test.positions.scores(evaluator).astype(np.float64),
-                                                test.results, k))
+    def measure() -> np.ndarray:
+        now = data.positions.scores(evaluator).astype(np.float64)
+        error["train"].append(mean_squared_error(now[held:], data.results[held:], k))
+        error["test"].append(mean_squared_error(now[:held], data.results[:held], k))
         print(f"  error: training {error['train'][-1]:.6f}, held-out {error['test'][-1]:.6f}", file=sys.stderr)
+        return now
 
     print(f"K = {k:.4f}", file=sys.stderr)
-    measure()
+    scores = measure()
     params = tunable_parameters()
+    ridges_used = []
     for number in range(1, args.passes + 1):
         print(f"pass {number}: Jacobian of {len(params)} parameters", file=sys.stderr)
-        jac = measure_jacobian(train, weights, params, args.delta, args.min_positions)
-        print(f"  {int(jac.active.sum())} parameters move at least {args.min_positions} scores; "
+        jac = measure_jacobian(data, weights, params, args.delta, min_positions, counted_from=held)
+        print(f"  {int(jac.active.sum())} parameters move at least {min_positions} scores; "
               f"{jac.vals.size} non-zeros", file=sys.stderr)
-        base = train.positions.scores(evaluator).astype(np.float64)
         so_far = np.array([value_of(weights, p) - value_of(start_weights, p) for p in params], dtype=np.float64)
-        change = optimise(jac, base, train.results, k, len(params), args.iterations, args.rate, True,
-                          args.ridge, so_far)
+        if newton:
+            change, ridge = optimise_newton(jac, scores, data.results, k, held, len(params), iterations,
+                                            args.ridge, so_far, True)
+            ridges_used.append(ridge)
+        else:
+            change = optimise(without_rows_before(jac, held), scores[held:], data.results[held:], k, len(params),
+                              iterations, args.rate, True, args.ridge or 0.0, so_far)
         candidate = apply_change(weights, params, change, jac.active)
         evaluate.set_weights(candidate)
-        measure()
+        scores = measure()
         if error["train"][-1] > error["train"][-2]:
             print("  the real error went up: this pass is undone and the run stops", file=sys.stderr)
             evaluate.set_weights(weights)
@@ -363,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
             break
         weights = candidate
 
-    source = (f"tools/tune.py: {len(train)} positions, K {k:.4f}, error {error['train'][0]:.6f} -> "
+    source = (f"tools/tune.py: {len(samples) - held} positions, K {k:.4f}, error {error['train'][0]:.6f} -> "
               f"{error['train'][-1]:.6f}" if weights != start_weights else "hand-set weights, before any tuning")
     target = args.out or (eval_weights.WEIGHTS_FILE if args.write else None)
     if target is not None:
@@ -371,7 +547,8 @@ def main(argv: list[str] | None = None) -> int:
     minutes = (time.monotonic() - started) / 60
     changed = sum(1 for p in params if value_of(weights, p) != value_of(start_weights, p))
     print(f"## Tuning run\n\nCommand: `python tools/tune.py {' '.join(argv if argv is not None else sys.argv[1:])}`\n")
-    print(f"- positions: {len(train)} training, {len(test)} held out; K = {k:.4f}")
+    print(f"- positions: {len(samples) - held} training, {held} held out; K = {k:.4f}; method {args.method}"
+          + (f", ridge {', '.join(f'{r:g}' for r in ridges_used)}" if ridges_used else ""))
     print(f"- mean squared error, training: {error['train'][0]:.6f} -> {error['train'][-1]:.6f}")
     print(f"- mean squared error, held out: {error['test'][0]:.6f} -> {error['test'][-1]:.6f}")
     print(f"- passes kept: {len(error['train']) - 1}; weights changed: {changed} of {len(params)} tunable")
