@@ -101,6 +101,14 @@ def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
         list(tune.read_position_file(path))
 
 
+def test_equal_material_means_the_same_pieces_and_pawns_on_both_sides() -> None:
+    assert tune.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert tune.has_equal_material("4k3/pp6/8/8/8/8/6PP/4K3 w - - 0 1")
+    assert not tune.has_equal_material("4k3/pp6/8/8/8/8/7P/4K3 w - - 0 1")                # a pawn down
+    assert not tune.has_equal_material("r3k3/8/8/8/8/8/8/1B2K3 w - - 0 1")                 # the exchange
+    assert not tune.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w - - 0 1")
+
+
 def test_sharded_scores_equal_the_whole_set_in_order() -> None:
     samples = [(fen, 0.5) for fen in sample_fens(12)]
     whole = tune.build_data(samples).positions.scores(Evaluator())

@@ -8,7 +8,9 @@ Usage (after `pip install -e .`; numpy is a dependency of the engine already):
 1. Positions: from every game with a result, up to --per-game positions (drawn at random, seed
    --seed) after the first --skip-plies plies that are quiet: not in check, no promotion and no
    capture that wins material by the static exchange (the core's SEE). Each is labelled with
-   its game's result (1, 1/2, 0 for White). --save-positions keeps them in a text file
+   its game's result (1, 1/2, 0 for White). --equal-material keeps only positions where both
+   sides have the same pieces and pawns (human games' material imbalances are mostly deliberate
+   sacrifices, which teach the fit that material hardly matters). --save-positions keeps them in a text file
    (`FEN;result` lines) and --positions reads such files instead of PGN.
 2. K: the scaling constant of the logistic 1 / (1 + 10^(-K·eval/400)) that turns a White-view
    evaluation in centipawns into an expected score is fitted first, to the current weights.
@@ -430,6 +432,12 @@ def apply_change(weights: dict, params: list[Parameter], change: np.ndarray, act
 # ---------------------------------------------------------------- the run
 
 
+def has_equal_material(fen: str) -> bool:
+    """Both sides have the same number of pawns, knights, bishops, rooks and queens."""
+    placement = fen.split()[0]
+    return all(placement.count(piece) == placement.count(piece.upper()) for piece in "pnbrq")
+
+
 def collect(args: argparse.Namespace) -> list[tuple[str, float]]:
     rng = random.Random(args.seed)
     samples: list[tuple[str, float]] = []
@@ -439,6 +447,9 @@ def collect(args: argparse.Namespace) -> list[tuple[str, float]]:
         before = len(samples)
         samples.extend(positions_from_pgn(path, args.max_games, args.per_game, args.skip_plies, rng))
         print(f"{path}: {len(samples) - before} quiet positions", file=sys.stderr)
+    if args.equal_material:
+        samples = [(fen, result) for fen, result in samples if has_equal_material(fen)]
+        print(f"{len(samples)} of them with equal material", file=sys.stderr)
     if args.save_positions:
         with open(args.save_positions, "w", encoding="utf-8") as out:
             out.writelines(f"{fen};{result:g}\n" for fen, result in samples)
@@ -461,6 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-game", type=int, default=3, help="quiet positions drawn from each game (default 3)")
     parser.add_argument("--skip-plies", type=int, default=16, help="opening plies never drawn (default 16)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--equal-material", action="store_true",
+                        help="keep only positions where both sides have the same pieces and pawns: "
+                             "material then stays as it is and cannot be confounded (see docs/STRENGTH.md)")
     parser.add_argument("--method", choices=("newton", "adam"), default="newton",
                         help="newton: Gauss-Newton with a ridge chosen on the held-out positions "
                              "(default); adam: fixed-size Adam steps")
