@@ -109,6 +109,14 @@ def test_equal_material_means_the_same_pieces_and_pawns_on_both_sides() -> None:
     assert not tune.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w - - 0 1")
 
 
+def test_frozen_weights_are_not_tuned() -> None:
+    every = tune.tunable_parameters()
+    free = tune.tunable_parameters("^PSQ_|^PIECE_[ME]G$")
+    assert not any(p.name.startswith("PSQ_") or p.name in ("PIECE_MG", "PIECE_EG") for p in free)
+    assert len(every) - len(free) == 12 * 64 + 2 * 7
+    assert {"TEMPO_MG", "PIECE_BLOCKED_MG"} <= {p.name for p in free}
+
+
 def test_sharded_scores_equal_the_whole_set_in_order() -> None:
     samples = [(fen, 0.5) for fen in sample_fens(12)]
     whole = tune.build_data(samples).positions.scores(Evaluator())

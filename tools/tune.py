@@ -36,6 +36,7 @@ import lzma
 import math
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -211,10 +212,12 @@ class Parameter:
     index: int        # -1 for a single number
 
 
-def tunable_parameters() -> list[Parameter]:
+def tunable_parameters(frozen: str | None = None) -> list[Parameter]:
+    """Every tunable number of the weights file, but those of weights whose name matches the
+    regular expression `frozen`."""
     params = []
     for w in eval_weights.LAYOUT:
-        if not w.tunable:
+        if not w.tunable or (frozen and re.search(frozen, w.name)):
             continue
         if w.length == 0:
             params.append(Parameter(w.name, -1))
@@ -488,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ridge", type=float,
                         help="penalty per squared centipawn of change from the start (default: newton picks "
                              "one of " + ", ".join(f"{r:g}" for r in RIDGES) + " by the held-out error; adam 0)")
+    parser.add_argument("--freeze", metavar="REGEX",
+                        help="weights whose names match stay as they are (e.g. '^PSQ_' for the piece-square tables)")
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
                         help="threads that score positions side by side (default: 2, or 1 on one core)")
     parser.add_argument("--write", action="store_true", help="rewrite core_ext/eval_weights.pxi")
@@ -527,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"K = {k:.4f}", file=sys.stderr)
     scores = measure()
-    params = tunable_parameters()
+    params = tunable_parameters(args.freeze)
     ridges_used = []
     for number in range(1, args.passes + 1):
         print(f"pass {number}: Jacobian of {len(params)} parameters", file=sys.stderr)
