@@ -119,10 +119,14 @@ def test_frozen_weights_are_not_tuned() -> None:
 
 def test_sharded_scores_equal_the_whole_set_in_order() -> None:
     samples = [(fen, 0.5) for fen in sample_fens(12)]
-    whole = tune.build_data(samples).positions.scores(Evaluator())
+    whole = PositionSet()
+    for fen, _ in samples:
+        whole.add(Board(fen))
+    whole_scores = whole.scores(Evaluator())
+    assert list(tune.build_data(samples).positions.scores()) == list(whole_scores)
     sharded = tune.build_data(samples, threads=3)
     assert len(sharded.positions.shards) == 3
-    assert list(sharded.positions.scores()) == list(whole)
+    assert list(sharded.positions.scores()) == list(whole_scores)
     assert len(sharded) == len(samples)
 
 

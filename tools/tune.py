@@ -123,12 +123,12 @@ def read_position_file(path: Path) -> Iterator[tuple[str, float]]:
 
 
 class ShardedPositions:
-    """Positions packed in one PositionSet per worker thread: the core scores a set without the
-    GIL, so the shards are scored side by side (each with its own evaluator and pawn table)."""
+    """Positions packed in one PositionSet per thread, each with its own evaluator (and pawn
+    table): the core scores a set without the GIL, so the shards are scored side by side."""
 
     def __init__(self, fens: list[str], shards: int) -> None:
         board = Board()
-        size = max(1, -(-len(fens) // shards))
+        size = max(1, -(-len(fens) // max(1, shards)))
         self.shards: list[PositionSet] = []
         for first in range(0, len(fens), size):
             shard = PositionSet()
@@ -143,9 +143,8 @@ class ShardedPositions:
     def __len__(self) -> int:
         return self._count
 
-    def scores(self, evaluator: Evaluator | None = None) -> np.ndarray:
-        """Every position's evaluation from White's side, in the order given, with the weights in
-        use (each shard scores with its own evaluator: `evaluator` is not needed)."""
+    def scores(self) -> np.ndarray:
+        """Every position's evaluation from White's side, in the order given, with the weights in use."""
         if not self.shards:
             return np.zeros(0, dtype=np.int32)
         parts = self._pool.map(lambda pair: pair[0].scores(pair[1]), zip(self.shards, self.evaluators))
@@ -154,7 +153,7 @@ class ShardedPositions:
 
 @dataclass
 class Data:
-    positions: PositionSet | ShardedPositions
+    positions: ShardedPositions
     results: np.ndarray        # float64, White's result per position
 
     def __len__(self) -> int:
@@ -162,16 +161,9 @@ class Data:
 
 
 def build_data(samples: list[tuple[str, float]], threads: int = 1) -> Data:
-    """The positions packed for the core; with threads > 1, in that many shards scored side by side."""
-    if threads > 1:
-        positions: PositionSet | ShardedPositions = ShardedPositions([fen for fen, _ in samples], threads)
-    else:
-        positions = PositionSet()
-        board = Board()
-        for fen, _ in samples:
-            board.set_fen(fen)
-            positions.add(board)
-    return Data(positions, np.array([r for _, r in samples], dtype=np.float64))
+    """The positions packed for the core, in `threads` shards scored side by side."""
+    return Data(ShardedPositions([fen for fen, _ in samples], threads),
+                np.array([r for _, r in samples], dtype=np.float64))
 
 
 # ---------------------------------------------------------------- error and K
@@ -252,9 +244,8 @@ def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: 
     """Central differences of every position's score for every parameter, at the given weights.
 
     A parameter that moves fewer than min_positions scores (of positions counted_from on: the
-    training positions) stays as it is (inactive): Adam scales every step to the same size, so a
-    weight seen in a handful of positions would be fitted to their noise."""
-    evaluator = Evaluator(1 << 16)
+    training positions) stays as it is (inactive): a weight seen in a handful of positions would be
+    fitted to their noise (Adam, which scales every step to the same size, most of all)."""
     rows, cols, vals = [], [], []
     active = np.zeros(len(params), dtype=bool)
     for j, param in enumerate(params):
@@ -262,9 +253,9 @@ def measure_jacobian(data: Data, weights: dict, params: list[Parameter], delta: 
             print(f"    {j} of {len(params)} parameters measured", file=sys.stderr)
         base = value_of(weights, param)
         evaluate.set_weights(with_value(weights, param, base + delta))
-        up = data.positions.scores(evaluator)
+        up = data.positions.scores()
         evaluate.set_weights(with_value(weights, param, base - delta))
-        down = data.positions.scores(evaluator)
+        down = data.positions.scores()
         evaluate.set_weights(with_value(weights, param, base))
         diff = (up.astype(np.float32) - down.astype(np.float32)) / (2 * delta)
         nonzero = np.flatnonzero(diff)
@@ -318,7 +309,8 @@ class LinearisedError:
         self.rows, self.cols = rows[order], cols[order]
         self.vals = vals[order].astype(np.float64)
         self.base, self.results, self.k = base, results, k
-        self.n_cols = int(cols.max()) + 1 if cols.size else 0
+        # where each block of CURVATURE_CHUNK positions starts and ends among the sorted entries
+        self._blocks = np.searchsorted(self.rows, np.arange(0, len(base) + CURVATURE_CHUNK, CURVATURE_CHUNK))
 
     def expected(self, change: np.ndarray) -> np.ndarray:
         moved = np.bincount(self.rows, weights=self.vals * change[self.cols], minlength=len(self.base))
@@ -339,8 +331,7 @@ class LinearisedError:
         matrix = np.zeros((n_params, n_params))
         weight = (2.0 / len(self.results)) * slope * slope
         scale = float(weight.max()) or 1.0              # float32 blocks: keep the numbers near 1
-        bounds = np.searchsorted(self.rows, np.arange(0, len(self.base) + CURVATURE_CHUNK, CURVATURE_CHUNK))
-        for first, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        for first, (lo, hi) in enumerate(zip(self._blocks[:-1], self._blocks[1:])):
             if lo == hi:
                 continue
             block = np.zeros((CURVATURE_CHUNK, n_params), dtype=np.float32)
@@ -381,8 +372,7 @@ def optimise_newton(jac: Jacobian, base_scores: np.ndarray, results: np.ndarray,
         grad, slope = train.gradient_and_slopes(change)
         return grad + 2.0 * penalty * (change + prior), slope
 
-    change = np.zeros(size)
-    grad0, slope0 = gradient(change, 0.0)
+    _, slope0 = train.gradient_and_slopes(np.zeros(size))
     curvature0 = train.curvature(slope0, size)
     jitter = 1e-9 * float(np.mean(np.diag(curvature0)) or 1.0)   # material and tables are collinear
     candidates = [ridge] if ridge is not None else list(RIDGES)
@@ -516,15 +506,14 @@ def main(argv: list[str] | None = None) -> int:
     data = build_data(samples, args.threads)
     print(f"{len(samples) - held} training and {held} held-out positions", file=sys.stderr)
 
-    evaluator = Evaluator(1 << 16)
     weights = evaluate.get_weights()
     start_weights = weights
-    scores = data.positions.scores(evaluator).astype(np.float64)
+    scores = data.positions.scores().astype(np.float64)
     k = fit_k(scores[held:], data.results[held:])
     error: dict[str, list[float]] = {"train": [], "test": []}
 
     def measure() -> np.ndarray:
-        now = data.positions.scores(evaluator).astype(np.float64)
+        now = data.positions.scores().astype(np.float64)
         error["train"].append(mean_squared_error(now[held:], data.results[held:], k))
         error["test"].append(mean_squared_error(now[:held], data.results[:held], k))
         print(f"  error: training {error['train'][-1]:.6f}, held-out {error['test'][-1]:.6f}", file=sys.stderr)
