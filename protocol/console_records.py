@@ -284,7 +284,9 @@ class RecordsCommands:
             ready, _, _ = select.select([self.input], [], [], 0)
         except (ValueError, OSError, TypeError):
             return ""   # not a real file (tests, a StringIO): nothing to interrupt with
-        return (self.input.readline() or "\n") if ready else ""
+        # At the end of the input (a pipe run dry, /dev/null) select() is always ready and
+        # readline() gives "": nobody can type any more, so that is no interruption either.
+        return self.input.readline() if ready else ""
 
     def cmd_switch(self, args: list[str]) -> None:
         """GNU Chess's switch: the engine takes the other side (the side to move if it played none)."""

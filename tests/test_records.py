@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import lzma
+import os
 from pathlib import Path
 
 import chess
@@ -251,6 +252,14 @@ def test_both_plays_both_sides_until_the_game_ends_and_switch_swaps_sides(consol
     assert len(moves_of(console)) == 1 and console.engine_side == chess.WHITE
     run(console, "switch")                            # now Black, and on move: it plays
     assert len(moves_of(console)) == 2 and console.engine_side == chess.BLACK
+
+
+def test_both_is_not_interrupted_by_an_input_at_its_end(console: Console) -> None:
+    # /dev/null is always "ready" to select() and reads as "": no line was typed
+    with open(os.devnull, encoding="utf-8") as empty:
+        console.input = empty
+        run(console, "setboard 7k/8/5K2/8/8/8/8/6R1 w - - 0 1", "sd 3", "both")
+    assert console.engine.outcome() is not None   # played on to the mate
 
 
 def test_flip_shows_the_board_from_blacks_side(console: Console) -> None:
