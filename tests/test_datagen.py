@@ -1,0 +1,74 @@
+"""Self-play data for the tuner (tools/datagen.py): games end by the rules, the positions kept are
+quiet and carry their game's result, and the file reads back through the tuner."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import sys
+from pathlib import Path
+
+import chess
+
+from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.position_set import is_quiet
+from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.engine.search import Searcher
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+
+
+def load(name: str, file: str):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / file)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+datagen = load("datagen_script", "datagen.py")
+tune = load("tune_script", "tune.py")
+
+
+def test_rules_end_the_game() -> None:
+    assert datagen.rules_result(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")) == "1-0"
+    assert datagen.rules_result(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")) == "1/2-1/2"    # stalemate
+    assert datagen.rules_result(chess.Board("7k/8/6K1/8/8/8/8/8 w - - 0 1")) == "1/2-1/2"      # bare kings
+    assert datagen.rules_result(chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 100 80")) == "1/2-1/2"  # 50 moves
+    assert datagen.rules_result(chess.Board("7k/8/6K1/8/8/8/8/R7 w - - 99 80")) is None
+
+
+def test_a_won_endgame_is_played_out_and_its_positions_are_quiet() -> None:
+    args = datagen.parse_args(["unused.txt", "--nodes", "3000", "--skip-plies", "0", "--per-game", "50"])
+    searcher = Searcher(TranspositionTable(1 << 20), Evaluator())
+    start = chess.Board("8/8/8/4k3/8/8/3QK3/8 w - - 0 1")   # queen against bare king: White wins
+    result, fens = datagen.play_game(searcher, start, args, random.Random(1))
+    assert result == "1-0"
+    assert fens
+    board = Board()
+    for fen in fens:
+        board.set_fen(fen)
+        assert is_quiet(board), fen
+
+
+def test_a_short_run_writes_positions_the_tuner_reads(tmp_path: Path) -> None:
+    out = tmp_path / "selfplay.txt"
+    assert datagen.main([str(out), "--games", "4", "--nodes", "300", "--workers", "1", "--chunk", "2",
+                         "--max-plies", "60", "--skip-plies", "4"]) == 0
+    header = out.read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("# Ponderosa self-play: 4 games at 300 nodes")
+    positions = list(tune.read_position_file(out))
+    assert positions
+    assert all(result in (0.0, 0.5, 1.0) for _, result in positions)
+    assert len(positions) <= 4 * 12
+    assert not list(tmp_path.glob("*.tmp"))   # written atomically: no temporary file left
+
+
+def test_openings_gain_move_counters(tmp_path: Path) -> None:
+    epd = tmp_path / "o.epd"
+    epd.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c0 \"x\";\n\n", encoding="utf-8")
+    assert datagen.read_openings(epd) == ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]
+    assert isinstance(datagen.parse_args(["x.txt"]), argparse.Namespace)
