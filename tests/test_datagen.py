@@ -62,8 +62,12 @@ def test_a_short_run_writes_positions_the_tuner_reads(tmp_path: Path) -> None:
     assert header.startswith("# Ponderosa self-play: 4 games at 300 nodes")
     positions = list(tune.read_position_file(out))
     assert positions
-    assert all(result in (0.0, 0.5, 1.0) for _, result in positions)
+    assert all(result in (0.0, 0.5, 1.0) for _, result, _ in positions)
     assert len(positions) <= 4 * 12
+    games = {game for _, _, game in positions}
+    assert 1 <= len(games) <= 4   # each game's positions after its `# game` line
+    for game in games:
+        assert len({result for _, result, number in positions if number == game}) == 1
     assert not list(tmp_path.glob("*.tmp"))   # written atomically: no temporary file left
 
 

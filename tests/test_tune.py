@@ -101,6 +101,27 @@ def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
         list(tune.read_position_file(path))
 
 
+def test_position_files_number_their_games(tmp_path: Path) -> None:
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    marked = tmp_path / "marked.txt"
+    marked.write_text(f"# header\n# game\n{start};1\n{start};1\n# game\n{start};0\n")
+    assert [game for _, _, game in tune.read_position_file(marked)] == [1, 1, 2]
+    plain = tmp_path / "plain.txt"
+    plain.write_text(f"{start};1\n{start};1\n{start};0\n")
+    assert [game for _, _, game in tune.read_position_file(plain)] == [0, 1, 2]
+
+
+def test_whole_games_are_held_out() -> None:
+    samples = [(f"fen{game}-{i}", float(game % 2), game) for game in range(50) for i in range(game % 7 + 1)]
+    ordered, held = tune.hold_out_games(samples, seed=3)
+    assert sorted(ordered) == sorted((fen, result) for fen, result, _ in samples)
+    game_of = {fen: game for fen, _, game in samples}
+    held_games = {game_of[fen] for fen, _ in ordered[:held]}
+    trained_games = {game_of[fen] for fen, _ in ordered[held:]}
+    assert held_games and trained_games and not held_games & trained_games
+    assert 0.1 * len(samples) <= held < 0.1 * len(samples) + 7   # about a tenth: up to one game more
+
+
 def test_equal_material_means_the_same_pieces_and_pawns_on_both_sides() -> None:
     assert tune.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
     assert tune.has_equal_material("4k3/pp6/8/8/8/8/6PP/4K3 w - - 0 1")
@@ -186,5 +207,7 @@ def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.Capt
     exec(out.read_text(), namespace)          # the weights file is Python: one dict
     tune.eval_weights.check(namespace["EVAL_WEIGHTS"])
     assert namespace["EVAL_WEIGHTS"] != evaluate.default_weights()
-    lines = saved.read_text().splitlines()
+    lines = [line for line in saved.read_text().splitlines() if line != "# game"]
     assert len(lines) > 300 and all(line.rsplit(";", 1)[1] in ("1", "0.5", "0") for line in lines)
+    games = {game for _, _, game in tune.read_position_file(saved)}
+    assert len(lines) / 3 <= len(games) < len(lines)   # up to --per-game 3 positions a game, numbered by game

@@ -21,7 +21,8 @@ Positions kept: after --skip-plies plies (counted from the opening line's end), 
 quiet by the tuner's rule (tools/tune.py: not in check, no promotion, no capture winning
 material by exchange) and whose searched best move is not a capture or promotion, at most
 --per-game of them drawn at random. Each line is `FEN;result` with the game's result for White
-(1, 0.5, 0), the format of tools/tune.py --positions. The file is written atomically when the
+(1, 0.5, 0), each game's lines after a line `# game`: the format of tools/tune.py --positions,
+which holds out whole games. The file is written atomically when the
 run ends (also on Ctrl-C, with the games finished so far).
 """
 from __future__ import annotations
@@ -118,24 +119,21 @@ def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
     return result, candidates[:args.per_game]
 
 
-def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[str]:
-    """Play the games of one chunk; returns `FEN;result` lines."""
+def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, list[str]]]:
+    """Play the games of one chunk; returns each game's result and positions."""
     chunk_seed, fens, args = job
     rng = random.Random(chunk_seed)
     tt = TranspositionTable(HASH_BYTES)
     searcher = Searcher(tt, Evaluator())
-    lines = []
+    games = []
     for fen in fens:
         start = random_start(fen, args.random_plies, rng)
         if start is None:
             continue
         tt.clear()
         searcher.core.clear()
-        result, positions = play_game(searcher, start, args, rng)
-        value = {"1-0": "1", "0-1": "0"}.get(result, "0.5")
-        lines.extend(f"{fen};{value}" for fen in positions)
-        lines.append(f"#game {result}")
-    return lines
+        games.append(play_game(searcher, start, args, rng))
+    return games
 
 
 def write_atomically(path: Path, lines: list[str]) -> None:
@@ -190,14 +188,14 @@ def main(argv: list[str] | None = None) -> int:
     pool = multiprocessing.Pool(args.workers)
     try:
         for chunk in pool.imap_unordered(worker, jobs):
-            for line in chunk:
-                if line.startswith("#game "):
-                    results[line[6:]] += 1
-                else:
-                    lines.append(line)
+            for result, positions in chunk:
+                results[result] += 1
+                value = {"1-0": "1", "0-1": "0"}.get(result, "0.5")
+                lines.append("# game")   # the tuner holds out whole games
+                lines.extend(f"{fen};{value}" for fen in positions)
             games = sum(results.values())
             print(f"{games} games ({results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
-                  f"{len(lines)} positions, {time.monotonic() - began:.0f} s", file=sys.stderr)
+                  f"{len(lines) - games} positions, {time.monotonic() - began:.0f} s", file=sys.stderr)
         pool.close()
     except KeyboardInterrupt:
         pool.terminate()
@@ -208,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
               f"(White wins / draws / Black wins {results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
               f"seed {args.seed}")
     write_atomically(args.out, [header] + lines)
-    print(f"{args.out}: {len(lines)} positions", file=sys.stderr)
+    print(f"{args.out}: {len(lines) - sum(results.values())} positions", file=sys.stderr)
     return 0
 
 

@@ -71,8 +71,9 @@ def open_text(path: Path):  # type: ignore[no-untyped-def]
 
 
 def positions_from_pgn(path: Path, max_games: int, per_game: int, skip_plies: int,
-                       rng: random.Random) -> Iterator[tuple[str, float]]:
-    """(FEN, White's result) of up to per_game quiet positions of each decided or drawn game."""
+                       rng: random.Random) -> Iterator[tuple[str, float, int]]:
+    """(FEN, White's result, game number) of up to per_game quiet positions of each decided or
+    drawn game."""
     board = Board()
     games = 0
     with open_text(path) as handle:
@@ -102,13 +103,22 @@ def positions_from_pgn(path: Path, max_games: int, per_game: int, skip_plies: in
                 board.set_fen(fen)
                 if is_quiet(board):
                     taken += 1
-                    yield fen, result
+                    yield fen, result, games
 
 
-def read_position_file(path: Path) -> Iterator[tuple[str, float]]:
-    """`FEN;result` lines (result 1, 0.5 or 0 for White); a broken line stops with file and line."""
+def read_position_file(path: Path) -> Iterator[tuple[str, float, int]]:
+    """`FEN;result` lines (result 1, 0.5 or 0 for White) with the number of the game each comes
+    from: a line `# game` starts the next game (tools/datagen.py and --save-positions write one
+    before each game's positions); in a file without such lines every position is a game of its
+    own. A broken line stops with file and line."""
+    game = 0
+    marked = False   # whether the file has `# game` lines (then positions share their game's number)
     with open_text(path) as handle:
         for number, line in enumerate(handle, 1):
+            if line.startswith("# game"):
+                game += 1
+                marked = True
+                continue
             if not line.strip() or line.startswith("#"):
                 continue
             fen, _, result = line.rpartition(";")
@@ -119,7 +129,9 @@ def read_position_file(path: Path) -> Iterator[tuple[str, float]]:
                 chess.Board(fen.strip())
             except ValueError as error:
                 raise SystemExit(f"{path}:{number}: {error}") from None
-            yield fen.strip(), value
+            yield fen.strip(), value, game
+            if not marked:
+                game += 1
 
 
 class ShardedPositions:
@@ -431,22 +443,55 @@ def has_equal_material(fen: str) -> bool:
     return all(placement.count(piece) == placement.count(piece.upper()) for piece in "pnbrq")
 
 
-def collect(args: argparse.Namespace) -> list[tuple[str, float]]:
+Sample = tuple[str, float, int]   # FEN, White's result, number of its game
+
+
+def collect(args: argparse.Namespace) -> list[Sample]:
+    """The positions of every --positions file and --pgn, each game numbered apart."""
     rng = random.Random(args.seed)
-    samples: list[tuple[str, float]] = []
+    samples: list[Sample] = []
+
+    def add(found: Iterator[Sample]) -> None:
+        offset = samples[-1][2] + 1 if samples else 0
+        samples.extend((fen, result, offset + game) for fen, result, game in found)
+
     for path in args.positions:
-        samples.extend(read_position_file(path))
+        add(read_position_file(path))
     for path in args.pgn:
         before = len(samples)
-        samples.extend(positions_from_pgn(path, args.max_games, args.per_game, args.skip_plies, rng))
+        add(positions_from_pgn(path, args.max_games, args.per_game, args.skip_plies, rng))
         print(f"{path}: {len(samples) - before} quiet positions", file=sys.stderr)
     if args.equal_material:
-        samples = [(fen, result) for fen, result in samples if has_equal_material(fen)]
+        samples = [sample for sample in samples if has_equal_material(sample[0])]
         print(f"{len(samples)} of them with equal material", file=sys.stderr)
     if args.save_positions:
         with open(args.save_positions, "w", encoding="utf-8") as out:
-            out.writelines(f"{fen};{result:g}\n" for fen, result in samples)
+            last = None
+            for fen, result, game in samples:
+                if game != last:
+                    out.write("# game\n")
+                    last = game
+                out.write(f"{fen};{result:g}\n")
     return samples
+
+
+def hold_out_games(samples: list[Sample], seed: int, share: float = 0.1) -> tuple[list[tuple[str, float]], int]:
+    """The positions with the held-out ones first, and how many those are: whole games are held
+    out (about `share` of the positions), so no game has positions on both sides of the split.
+    (Positions of one game share its result; split one by one, the held-out error would reward
+    learning the training games' results and choose too light a ridge.)"""
+    by_game: dict[int, list[tuple[str, float]]] = {}
+    for fen, result, game in samples:
+        by_game.setdefault(game, []).append((fen, result))
+    games = list(by_game.values())
+    random.Random(seed).shuffle(games)
+    ordered = [position for positions in games for position in positions]
+    held = 0
+    for positions in games[:-1]:   # the last game always trains
+        held += len(positions)
+        if held >= share * len(ordered):
+            break
+    return ordered, max(1, held)
 
 
 def without_rows_before(jac: Jacobian, first: int) -> Jacobian:
@@ -501,9 +546,8 @@ def main(argv: list[str] | None = None) -> int:
     samples = collect(args)
     if len(samples) < 100:
         raise SystemExit(f"only {len(samples)} positions: too few to tune")
-    random.Random(args.seed).shuffle(samples)
-    held = max(1, len(samples) // 10)     # positions 0..held-1 are held out, the rest train
-    data = build_data(samples, args.threads)
+    ordered, held = hold_out_games(samples, args.seed)   # positions 0..held-1 are held out, the rest train
+    data = build_data(ordered, args.threads)
     print(f"{len(samples) - held} training and {held} held-out positions", file=sys.stderr)
 
     weights = evaluate.get_weights()
