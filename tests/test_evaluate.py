@@ -6,6 +6,7 @@ import random
 import chess
 import pytest
 
+from ponderosa.core_ext import evaluate
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 
@@ -116,10 +117,12 @@ def test_side_to_move_view_and_tempo() -> None:
     white_to_move = Board(fen)
     black_to_move = Board(fen.replace(" w ", " b "))
     start = Board()
-    assert evaluator.evaluate(start) > 0                      # only the tempo differs
-    assert rows(evaluator, chess.STARTING_FEN)["tempo"] == (10, 0, 10)
+    tempo = evaluate.get_weights()["TEMPO_MG"]                # the opening's tempo (the start is all opening)
+    assert tempo > 0
+    assert evaluator.evaluate(start) == tempo                 # only the tempo differs
+    assert rows(evaluator, chess.STARTING_FEN)["tempo"] == (tempo, 0, tempo)
     assert evaluator.evaluate(white_to_move) != evaluator.evaluate(black_to_move)
-    assert -evaluator.evaluate(black_to_move) == evaluator.evaluate(white_to_move) - 2 * 10
+    assert -evaluator.evaluate(black_to_move) == evaluator.evaluate(white_to_move) - 2 * tempo
 
 
 # ---------------------------------------------------------------- endgame knowledge
