@@ -90,7 +90,7 @@ def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
     board = start.copy()
     core_board = Board(start.fen())
     candidates: list[str] = []
-    win_run = draw_run = 0
+    win_run = draw_run = win_side = 0
     result = "1/2-1/2"
     for ply in range(args.max_plies):
         ended = rules_result(board)
@@ -106,9 +106,12 @@ def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
         if (ply >= args.skip_plies and not board.is_capture(move) and move.promotion is None
                 and is_quiet(core_board)):
             candidates.append(board.fen())
-        win_run = win_run + 1 if abs(found.score) >= args.win_cp else 0
+        # the same side ahead by win_cp in both sides' searches, 8 plies running
+        ahead = 1 if white_score >= args.win_cp else -1 if white_score <= -args.win_cp else 0
+        win_run = win_run + 1 if ahead and ahead == win_side else (1 if ahead else 0)
+        win_side = ahead
         if win_run >= WIN_PLIES:
-            result = "1-0" if white_score > 0 else "0-1"
+            result = "1-0" if ahead > 0 else "0-1"
             break
         draw_run = draw_run + 1 if abs(found.score) <= args.draw_cp and board.ply() >= DRAW_FROM_PLY else 0
         if draw_run >= DRAW_PLIES:
