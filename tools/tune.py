@@ -11,7 +11,9 @@ Usage (after `pip install -e .`; numpy is a dependency of the engine already):
    its game's result (1, 1/2, 0 for White). --equal-material keeps only positions where both
    sides have the same pieces and pawns (human games' material imbalances are mostly deliberate
    sacrifices, which teach the fit that material hardly matters). --save-positions keeps them in a text file
-   (`FEN;result` lines) and --positions reads such files instead of PGN.
+   (`FEN;result` lines, each game's after a `# game` line) and --positions reads such files, or
+   those of tools/datagen.py (self-play), instead of PGN. About a tenth of the positions, in
+   whole games, is held out.
 2. K: the scaling constant of the logistic 1 / (1 + 10^(-K·eval/400)) that turns a White-view
    evaluation in centipawns into an expected score is fitted first, to the current weights.
 3. Weights: the mean squared error between results and expected scores is minimised over every
