@@ -68,7 +68,7 @@ def test_a_short_run_writes_positions_the_tuner_reads(tmp_path: Path) -> None:
     assert 1 <= len(games) <= 4   # each game's positions after its `# game` line
     for game in games:
         assert len({result for _, result, number in positions if number == game}) == 1
-    assert not list(tmp_path.glob("*.tmp"))   # written atomically: no temporary file left
+    assert [path.name for path in tmp_path.iterdir()] == ["selfplay.txt"]   # written atomically: no temporary file left
 
 
 def test_openings_gain_move_counters(tmp_path: Path) -> None:

@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +40,7 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.engine.records import write_atomically
 from ponderosa.engine.search import Searcher, SearchLimits
 
 REPO = Path(__file__).resolve().parents[1]
@@ -139,17 +138,6 @@ def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, li
     return games
 
 
-def write_atomically(path: Path, lines: list[str]) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent or Path("."), prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write("".join(line + "\n" for line in lines))
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -208,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     header = (f"# Ponderosa self-play: {sum(results.values())} games at {args.nodes} nodes a move "
               f"(White wins / draws / Black wins {results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
               f"seed {args.seed}")
-    write_atomically(args.out, [header] + lines)
+    write_atomically(args.out, "".join(line + "\n" for line in [header, *lines]))
     print(f"{args.out}: {len(lines) - sum(results.values())} positions", file=sys.stderr)
     return 0
 
