@@ -22,8 +22,9 @@ cdef enum:  # Term
     T_OUTPOSTS = 10
     T_TRAPPED = 11
     T_ENDGAME = 12
-    T_TEMPO = 13
-    N_TERMS = 14
+    T_THREATS = 13           # enemy pieces and pawns attacked by lesser or undefended
+    T_TEMPO = 14
+    N_TERMS = 15
 
 cdef struct PawnEntry:
     Bitboard key                  # pawn_key of the pawn set this entry describes

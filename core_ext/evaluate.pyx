@@ -73,6 +73,12 @@ cdef int KNIGHT_OUTPOST_MG, KNIGHT_OUTPOST_EG, BISHOP_OUTPOST_MG, BISHOP_OUTPOST
 cdef int TRAPPED_BISHOP, TRAPPED_BISHOP_A6, TRAPPED_KNIGHT, TRAPPED_ROOK_MG, TRAPPED_ROOK_EG
 cdef int TEMPO_MG, TEMPO_EG
 
+# Threats: what each side's pawns, pieces and king attack of the other's.
+cdef int THREAT_PAWN_ON_MINOR_MG, THREAT_PAWN_ON_MINOR_EG, THREAT_PAWN_ON_MAJOR_MG, THREAT_PAWN_ON_MAJOR_EG
+cdef int THREAT_MINOR_ON_MINOR_MG, THREAT_MINOR_ON_MINOR_EG, THREAT_MINOR_ON_MAJOR_MG, THREAT_MINOR_ON_MAJOR_EG
+cdef int THREAT_ROOK_ON_QUEEN_MG, THREAT_ROOK_ON_QUEEN_EG, THREAT_HANGING_MG, THREAT_HANGING_EG
+cdef int THREAT_WEAK_PAWN_MG, THREAT_WEAK_PAWN_EG, THREAT_PAWN_PUSH_MG, THREAT_PAWN_PUSH_EG
+
 _PIECE_NAMES = ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING")
 
 
@@ -115,6 +121,21 @@ def _weight_slots() -> dict:
         "TRAPPED_KNIGHT": (<size_t>&TRAPPED_KNIGHT, 0),
         "TRAPPED_ROOK_MG": (<size_t>&TRAPPED_ROOK_MG, 0), "TRAPPED_ROOK_EG": (<size_t>&TRAPPED_ROOK_EG, 0),
         "TEMPO_MG": (<size_t>&TEMPO_MG, 0), "TEMPO_EG": (<size_t>&TEMPO_EG, 0),
+        "THREAT_PAWN_ON_MINOR_MG": (<size_t>&THREAT_PAWN_ON_MINOR_MG, 0),
+        "THREAT_PAWN_ON_MINOR_EG": (<size_t>&THREAT_PAWN_ON_MINOR_EG, 0),
+        "THREAT_PAWN_ON_MAJOR_MG": (<size_t>&THREAT_PAWN_ON_MAJOR_MG, 0),
+        "THREAT_PAWN_ON_MAJOR_EG": (<size_t>&THREAT_PAWN_ON_MAJOR_EG, 0),
+        "THREAT_MINOR_ON_MINOR_MG": (<size_t>&THREAT_MINOR_ON_MINOR_MG, 0),
+        "THREAT_MINOR_ON_MINOR_EG": (<size_t>&THREAT_MINOR_ON_MINOR_EG, 0),
+        "THREAT_MINOR_ON_MAJOR_MG": (<size_t>&THREAT_MINOR_ON_MAJOR_MG, 0),
+        "THREAT_MINOR_ON_MAJOR_EG": (<size_t>&THREAT_MINOR_ON_MAJOR_EG, 0),
+        "THREAT_ROOK_ON_QUEEN_MG": (<size_t>&THREAT_ROOK_ON_QUEEN_MG, 0),
+        "THREAT_ROOK_ON_QUEEN_EG": (<size_t>&THREAT_ROOK_ON_QUEEN_EG, 0),
+        "THREAT_HANGING_MG": (<size_t>&THREAT_HANGING_MG, 0), "THREAT_HANGING_EG": (<size_t>&THREAT_HANGING_EG, 0),
+        "THREAT_WEAK_PAWN_MG": (<size_t>&THREAT_WEAK_PAWN_MG, 0),
+        "THREAT_WEAK_PAWN_EG": (<size_t>&THREAT_WEAK_PAWN_EG, 0),
+        "THREAT_PAWN_PUSH_MG": (<size_t>&THREAT_PAWN_PUSH_MG, 0),
+        "THREAT_PAWN_PUSH_EG": (<size_t>&THREAT_PAWN_PUSH_EG, 0),
     }
     for pt in range(PAWN, KING + 1):
         name = _PIECE_NAMES[pt - 1]
@@ -261,7 +282,8 @@ set_weights(EVAL_WEIGHTS)
 
 TERM_NAMES = (
     "material", "piece squares", "pawn structure", "blocked pawns", "passed pawns", "mobility",
-    "king safety", "tropism", "rooks", "bishop pair", "outposts", "trapped pieces", "endgame", "tempo",
+    "king safety", "tropism", "rooks", "bishop pair", "outposts", "trapped pieces", "endgame", "threats",
+    "tempo",
 )
 SCALE_NAMES = ("asymmetry", "bscale", "kscale", "tropism", "pscale", "ppscale")
 
@@ -730,6 +752,9 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
             t.mg[T_ENDGAME][c] = d
             t.eg[T_ENDGAME][c] = d
 
+    for c in range(2):
+        add_threats(pos, t, c, attacked, attacked_by, occ)
+
     t.mg[T_TEMPO][pos.side] = TEMPO_MG
     t.eg[T_TEMPO][pos.side] = TEMPO_EG
 
@@ -767,6 +792,53 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
         score = -EVAL_LIMIT
     t.score = score
     return score
+
+
+cdef inline void add_threats(Position* pos, EvalTerms* t, int c, Bitboard* attacked, Bitboard (*attacked_by)[7],
+                             Bitboard occ) noexcept nogil:
+    """The threats colour c makes: enemy pieces its pawns or lesser pieces attack, enemy pieces and
+    pawns it attacks that nothing defends, and safe pawn pushes that would attack a piece."""
+    cdef int them = c ^ 1
+    cdef Bitboard minors = pos.pieces[them][KNIGHT] | pos.pieces[them][BISHOP]
+    cdef Bitboard majors = pos.pieces[them][ROOK] | pos.pieces[them][QUEEN]
+    cdef Bitboard undefended = ~attacked[them]
+    cdef Bitboard by_pawn = attacked_by[c][PAWN]
+    cdef Bitboard by_minor = attacked_by[c][KNIGHT] | attacked_by[c][BISHOP]
+    cdef Bitboard push, safe
+    cdef int n
+    n = popcount(minors & by_pawn)
+    t.mg[T_THREATS][c] += n * THREAT_PAWN_ON_MINOR_MG
+    t.eg[T_THREATS][c] += n * THREAT_PAWN_ON_MINOR_EG
+    n = popcount(majors & by_pawn)
+    t.mg[T_THREATS][c] += n * THREAT_PAWN_ON_MAJOR_MG
+    t.eg[T_THREATS][c] += n * THREAT_PAWN_ON_MAJOR_EG
+    n = popcount(minors & by_minor)
+    t.mg[T_THREATS][c] += n * THREAT_MINOR_ON_MINOR_MG
+    t.eg[T_THREATS][c] += n * THREAT_MINOR_ON_MINOR_EG
+    n = popcount(majors & by_minor)
+    t.mg[T_THREATS][c] += n * THREAT_MINOR_ON_MAJOR_MG
+    t.eg[T_THREATS][c] += n * THREAT_MINOR_ON_MAJOR_EG
+    n = popcount(pos.pieces[them][QUEEN] & attacked_by[c][ROOK])
+    t.mg[T_THREATS][c] += n * THREAT_ROOK_ON_QUEEN_MG
+    t.eg[T_THREATS][c] += n * THREAT_ROOK_ON_QUEEN_EG
+    n = popcount((minors | majors) & attacked[c] & undefended)
+    t.mg[T_THREATS][c] += n * THREAT_HANGING_MG
+    t.eg[T_THREATS][c] += n * THREAT_HANGING_EG
+    n = popcount(pos.pieces[them][PAWN] & attacked[c] & undefended)
+    t.mg[T_THREATS][c] += n * THREAT_WEAK_PAWN_MG
+    t.eg[T_THREATS][c] += n * THREAT_WEAK_PAWN_EG
+    # Pawn pushes (one step, or two from the home rank) to squares no enemy pawn attacks and that
+    # the enemy does not attack unless we defend them too.
+    if c == WHITE:
+        push = (pos.pieces[c][PAWN] << 8) & ~occ
+        push |= ((push & RANK_BB[2]) << 8) & ~occ
+    else:
+        push = (pos.pieces[c][PAWN] >> 8) & ~occ
+        push |= ((push & RANK_BB[5]) >> 8) & ~occ
+    safe = push & ~attacked_by[them][PAWN] & (attacked[c] | undefended)
+    n = popcount(pawn_attacks_of(c, safe) & (minors | majors))
+    t.mg[T_THREATS][c] += n * THREAT_PAWN_PUSH_MG
+    t.eg[T_THREATS][c] += n * THREAT_PAWN_PUSH_EG
 
 
 cdef inline void apply_scale(EvalTerms* t, int term, int c, int pct) noexcept nogil:

@@ -14,7 +14,8 @@ from conftest import data_file
 
 TERMS = [
     "material", "piece squares", "pawn structure", "blocked pawns", "passed pawns", "mobility",
-    "king safety", "tropism", "rooks", "bishop pair", "outposts", "trapped pieces", "endgame", "tempo",
+    "king safety", "tropism", "rooks", "bishop pair", "outposts", "trapped pieces", "endgame", "threats",
+    "tempo",
     "draw scaling",
 ]
 
@@ -331,3 +332,36 @@ def test_asymmetry_raises_the_opponents_king_safety() -> None:
     assert swapped[1] == normal[1] and swapped[0] < normal[0]
     evaluator.set_scale("asymmetry", -100)
     assert rows(evaluator, ATTACK_FEN)["king safety"][0] == 0
+
+
+THREAT_CASES = [
+    ("4k3/8/8/3n4/4P3/8/8/4K3 b - - 0 1", "THREAT_PAWN_ON_MINOR"),     # e4 pawn on the d5 knight
+    ("4k3/8/8/3r4/4P3/8/8/4K3 b - - 0 1", "THREAT_PAWN_ON_MAJOR"),     # e4 pawn on the d5 rook
+    ("4k3/8/8/3b4/8/4N3/8/4K3 b - - 0 1", "THREAT_MINOR_ON_MINOR"),    # e3 knight on the d5 bishop
+    ("4k3/8/8/3q4/8/4N3/8/4K3 b - - 0 1", "THREAT_MINOR_ON_MAJOR"),    # e3 knight on the d5 queen
+    ("4k3/8/8/3q4/8/8/8/3RK3 b - - 0 1", "THREAT_ROOK_ON_QUEEN"),      # d1 rook on the d5 queen
+    ("4k3/8/8/3n4/8/8/8/3RK3 b - - 0 1", "THREAT_HANGING"),            # d5 knight, attacked, undefended
+    ("4k3/8/8/3p4/8/8/8/3RK3 b - - 0 1", "THREAT_WEAK_PAWN"),          # d5 pawn, attacked, undefended
+    ("4k3/8/8/3n4/8/4P3/8/4K3 b - - 0 1", "THREAT_PAWN_PUSH"),         # e3-e4 would hit the d5 knight
+]
+
+
+@pytest.mark.parametrize("fen,weight", THREAT_CASES)
+def test_each_threat_counts_once_for_the_attacker(fen: str, weight: str) -> None:
+    saved = evaluate.get_weights()
+    threat_names = [name for name in saved if name.startswith("THREAT_")]
+    try:
+        evaluate.set_weights({name: (100 if name.startswith(weight + "_") else 0) for name in threat_names})
+        evaluator = Evaluator()
+        white, black, _ = rows(evaluator, fen)["threats"]
+        assert (white, black) == (100, 0)
+        # The same position with colours swapped credits Black instead.
+        white, black, _ = rows(evaluator, chess.Board(fen).mirror().fen())["threats"]
+        assert (white, black) == (0, 100)
+    finally:
+        evaluate.set_weights(saved)
+
+
+def test_no_threats_between_kings_and_defended_pawns() -> None:
+    evaluator = Evaluator()
+    assert rows(evaluator, "4k3/3p4/4p3/8/8/4P3/3P4/4K3 w - - 0 1")["threats"][:2] == (0, 0)

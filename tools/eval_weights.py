@@ -97,6 +97,22 @@ def _layout() -> tuple[Weight, ...]:
         Weight("TRAPPED_ROOK_EG", 0, "the same, endgame"),
         Weight("TEMPO_MG", 0, "side to move, opening"),
         Weight("TEMPO_EG", 0, "side to move, endgame"),
+        Weight("THREAT_PAWN_ON_MINOR_MG", 0, "per enemy knight or bishop our pawns attack, opening"),
+        Weight("THREAT_PAWN_ON_MINOR_EG", 0, "the same, endgame"),
+        Weight("THREAT_PAWN_ON_MAJOR_MG", 0, "per enemy rook or queen our pawns attack, opening"),
+        Weight("THREAT_PAWN_ON_MAJOR_EG", 0, "the same, endgame"),
+        Weight("THREAT_MINOR_ON_MINOR_MG", 0, "per enemy knight or bishop our knights or bishops attack, opening"),
+        Weight("THREAT_MINOR_ON_MINOR_EG", 0, "the same, endgame"),
+        Weight("THREAT_MINOR_ON_MAJOR_MG", 0, "per enemy rook or queen our knights or bishops attack, opening"),
+        Weight("THREAT_MINOR_ON_MAJOR_EG", 0, "the same, endgame"),
+        Weight("THREAT_ROOK_ON_QUEEN_MG", 0, "per enemy queen our rooks attack, opening"),
+        Weight("THREAT_ROOK_ON_QUEEN_EG", 0, "the same, endgame"),
+        Weight("THREAT_HANGING_MG", 0, "per enemy piece (not pawn or king) we attack and nothing defends, opening"),
+        Weight("THREAT_HANGING_EG", 0, "the same, endgame"),
+        Weight("THREAT_WEAK_PAWN_MG", 0, "per enemy pawn we attack and nothing defends, opening"),
+        Weight("THREAT_WEAK_PAWN_EG", 0, "the same, endgame"),
+        Weight("THREAT_PAWN_PUSH_MG", 0, "per enemy piece a safe pawn push would attack, opening"),
+        Weight("THREAT_PAWN_PUSH_EG", 0, "the same, endgame"),
     ]
     return tuple(w)
 
