@@ -6,9 +6,12 @@ All times are seconds (floats). The protocol layer converts XBoard's centisecond
 
 How a budget is made (`allocate`):
 - moves to go: a conventional control counts down to the next time addition; sudden death
-  and incremental controls always assume 40 more moves (Crafty's figure). A shorter horizon
-  late in the game was tried: worst-case play (every move to its hard limit) then lost on
-  time in a 1-minute game before move 120;
+  always assumes 40 more moves (Crafty's figure). A shorter horizon late in the game was
+  tried: worst-case play (every move to its hard limit) then lost on time in a 1-minute game
+  before move 120. An increment that pays for each move's latency allowance refills the clock
+  on every move, so incremental controls assume 20 (measured at 10+0.1: with 40 the engine
+  ended its games with about 4 of its 10 seconds unused and spent 4.8 s on its first 20
+  moves, where Ethereal spent 8; docs/STRENGTH.md);
 - the per-move latency allowance (`MOVE_OVERHEAD`) and the operator's time are set aside
   for every move to go, unless the increment pays for them;
 - soft = spendable clock / moves to go + the increment left after that allowance;
@@ -30,6 +33,7 @@ SAFETY_FRACTION = 0.05       # ...or this share of what is left...
 SAFETY_MAX = 1.0             # ...but no more than this
 ST_MARGIN = 0.05             # `st` gives up this much (or a tenth of a short `st`) for latency
 SD_MOVES_TO_GO = 40          # sudden death: moves assumed still to play, at any point (Crafty: 40)
+INCREMENT_MOVES_TO_GO = 20   # the same when the increment pays each move's latency allowance
 HARD_RATIO_CONVENTIONAL = 4  # hard/soft when time comes back at the next control
 HARD_RATIO_SUDDEN_DEATH = 3  # hard/soft when it never comes back (beyond the increment)
 HARD_CLOCK_SHARE = 0.5      # one move never takes more than half the clock (Crafty's TimeSet)
@@ -292,7 +296,6 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
 
     session, moves_to_go = control.session(moves_played)
     conventional = moves_to_go is not None
-    horizon = moves_to_go if moves_to_go is not None else SD_MOVES_TO_GO
     clock = estimated_clock(control, moves_played) if own_seconds is None else own_seconds
     clock = max(0.0, clock)   # cutechess clamps at 0; an ICS clock may even be negative
     safety = safety_margin(clock)
@@ -300,6 +303,12 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     # Each move costs latency and operator time; the increment pays for it if it can, else the clock does.
     per_move_cost = MOVE_OVERHEAD + lag_seconds + operator_seconds
     increment_left = session.increment_seconds - per_move_cost
+    if moves_to_go is not None:
+        horizon = moves_to_go
+    elif session.increment_seconds > 0 and increment_left >= 0:
+        horizon = INCREMENT_MOVES_TO_GO
+    else:
+        horizon = SD_MOVES_TO_GO
     spendable = clock - safety - horizon * max(0.0, -increment_left)
     if not conventional and lag_seconds > 0 and increment_left < 0:
         # Lag is paid on every move however short the thinking: a long lightning game must

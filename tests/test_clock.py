@@ -265,10 +265,10 @@ SD_5 = parse_level("0 5 0")
     pytest.param(LEVEL_40_5, 10.0, 10.0, 39, {}, (3.0, 5.0), (3.0, 5.0), id="40-in-5-last-move-of-session"),
     pytest.param(LEVEL_40_5, 301.0, 10.0, 40, {}, (6.5, 7.5), (20.0, 37.5), id="40-in-5-second-session"),
     pytest.param(LEVEL_40_5, None, None, 20, {}, (3.0, 7.5), (10.0, 37.5), id="40-in-5-no-clock-sent"),
-    # Increments: most of the increment is spent on every move.
-    pytest.param(parse_level("0 2 12"), 120.0, 120.0, 0, {}, (0.8 * 12 + 120 / 45, 12 + 120 / 30), (30.0, 60.0),
+    # Increments: most of the increment is spent on every move, and the clock over some 20 moves.
+    pytest.param(parse_level("0 2 12"), 120.0, 120.0, 0, {}, (0.8 * 12 + 120 / 25, 12 + 120 / 15), (30.0, 60.0),
                  id="incremental-2-12"),
-    pytest.param(parse_level("0 0:10 0.1"), 10.0, 10.0, 0, {}, (0.2, 0.4), (0.5, 1.5), id="incremental-10s-0.1"),
+    pytest.param(parse_level("0 0:10 0.1"), 10.0, 10.0, 0, {}, (0.4, 0.6), (1.2, 1.8), id="incremental-10s-0.1"),
     # Tiny clocks.
     pytest.param(parse_level("0 1 0"), 0.0, 60.0, 10, {}, (MIN_BUDGET, TINY), (MIN_BUDGET, TINY), id="time-0"),
     pytest.param(parse_level("0 1 0"), 0.10, 60.0, 10, {}, (MIN_BUDGET, TINY), (MIN_BUDGET, TINY), id="time-10"),
@@ -287,7 +287,7 @@ SD_5 = parse_level("0 5 0")
     pytest.param(parse_level("40 0:30 0"), 30.0, 30.0, 0, {}, (0.5, 0.75), (1.5, 3.0), id="level-40-0:30-0"),
     pytest.param(parse_level("0 0:23 2.0"), 23.0, 136.55, 0, {}, (2.0, 3.0), (4.0, 11.5),
                  id="level-0-0:23-2.0"),
-    pytest.param(parse_level("0 1 0.1"), 60.0, 60.0, 0, {}, (1.2, 2.0), (3.0, 6.0), id="level-0-1-0.1"),
+    pytest.param(parse_level("0 1 0.1"), 60.0, 60.0, 0, {}, (2.5, 3.5), (7.5, 10.5), id="level-0-1-0.1"),
     pytest.param(parse_level("0 0.5 0"), 30.0, 30.0, 0, {}, (0.5, 0.75), (1.5, 2.5), id="level-0-0.5-0"),
     # Crafty's usage, operator; pondering.
     pytest.param(SD_5, 300.0, 300.0, 0, {"usage_percent": 50}, (11.0, 11.3), (20.0, 25.0), id="usage+50"),
@@ -308,7 +308,7 @@ SD_5 = parse_level("0 5 0")
     # Crafty's secondary controls.
     pytest.param(parse_crafty_time("60/30/sd/30/5"), 100.0, 100.0, 59, {}, (45.0, 50.0), (45.0, 50.0),
                  id="last-move-before-sudden-death"),
-    pytest.param(parse_crafty_time("60/30/sd/30/5"), 1900.0, 1900.0, 60, {}, (45.0, 55.0), (135.0, 165.0),
+    pytest.param(parse_crafty_time("60/30/sd/30/5"), 1900.0, 1900.0, 60, {}, (90.0, 105.0), (270.0, 315.0),
                  id="first-move-of-sudden-death"),
 ])
 def test_budget_table(control: TimeControl, own: float | None, opp: float | None, played: int, options: dict,
@@ -455,6 +455,7 @@ def play_at_the_hard_limit(control: TimeControl, overhead: float, moves: int = 1
 @pytest.mark.parametrize("pondering", [False, True], ids=["ponder-off", "ponder-on"])
 @pytest.mark.parametrize("control,overhead", [
     pytest.param(parse_level("0 0:10 0.1"), 0.02, id="10s+0.1s"),
+    pytest.param(parse_level("0 0:05 0.05"), 0.02, id="5s+0.05s"),
     pytest.param(parse_level("0 10 0.1"), 0.02, id="10min+0.1s"),
     pytest.param(parse_level("0 1 0.01"), 0.02, id="1min+0.01s"),
     # 1 s + 0.01 s: a 20 ms overhead exceeds the increment, and 120 moves would lose 1.2 s with no
@@ -477,3 +478,26 @@ def test_the_game_simulation_can_lose() -> None:
     """The simulation is not vacuous: an overhead larger than the latency allowance loses."""
     with pytest.raises(AssertionError, match="lost on time"):
         play_at_the_hard_limit(parse_level("0 0:10 0"), overhead=0.2)
+
+
+def clock_after_typical_play(control: TimeControl, moves: int, share: float = 0.75) -> float:
+    """The clock after `moves` own moves that each use `share` of the soft budget (a search
+    stops between iterations, so it mostly ends somewhat before its soft limit)."""
+    clock = control.base_seconds
+    for played in range(moves):
+        clock -= share * allocate(control, clock, clock, played).soft_seconds
+        clock += control.increment_seconds
+    return clock
+
+
+def test_an_incremental_game_spends_most_of_its_clock() -> None:
+    """At 10+0.1 the first 20 moves get more than half of the clock, and after 60 moves
+    less than a third is left, yet the increment keeps a reserve."""
+    control = parse_level("0 0:10 0.1")
+    assert control.base_seconds + 20 * 0.1 - clock_after_typical_play(control, 20) > 5.0
+    assert 0.5 < clock_after_typical_play(control, 60) < 10.0 / 3
+
+
+def test_sudden_death_keeps_its_forty_move_horizon() -> None:
+    control = parse_level("0 1 0")
+    assert allocate(control, 60.0, 60.0, 0).soft_seconds == pytest.approx((60.0 - 1.0 - 40 * 0.05) / 40)
