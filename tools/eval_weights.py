@@ -8,10 +8,10 @@ writes its result here; with unchanged weights the file it writes is byte-identi
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from ponderosa.engine.records import write_atomically
 
 REPO = Path(__file__).resolve().parents[1]
 WEIGHTS_FILE = REPO / "core_ext" / "eval_weights.pxi"
@@ -170,13 +170,5 @@ def check(weights: dict[str, object]) -> None:
 
 
 def write(weights: dict[str, object], source: str, path: Path = WEIGHTS_FILE) -> None:
-    """Write the weights file atomically (temporary file in the same folder, then os.replace)."""
-    text = render(weights, source)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write the weights file atomically (the package's temporary file and os.replace)."""
+    write_atomically(path, render(weights, source))

@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import os
 import random
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
 import chess
 import chess.engine
 import chess.pgn
+
+from ponderosa.engine.records import write_atomically
 
 REPO = Path(__file__).resolve().parents[1]
 OPENINGS = REPO / "tests" / "data" / "openings" / "noob_2moves.epd"
@@ -83,16 +83,10 @@ def worker(jobs: list[tuple[int, str]], args: argparse.Namespace, games: list, l
         engine.quit()
 
 
-def write_atomically(path: Path, games: list) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent or Path("."), prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for _, game in sorted(games, key=lambda item: item[0]):
-                print(game, file=out, end="\n\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def write_games(path: Path, games: list) -> None:
+    """The games in the order they were started, written atomically."""
+    text = "".join(f"{game}\n\n" for _, game in sorted(games, key=lambda item: item[0]))
+    write_atomically(path, text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             stop.set()
         finally:
-            write_atomically(args.out, games)
+            write_games(args.out, games)
     print(f"{len(games)} games written to {args.out}", file=sys.stderr)
     return 0
 
