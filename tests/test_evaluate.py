@@ -255,8 +255,12 @@ def test_king_safety_sees_an_open_king_and_attackers() -> None:
     sheltered = rows(evaluator, "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1 w - - 0 1")
     stripped = rows(evaluator, "r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2NP1N2/PPP5/R1BQ1RK1 w - - 0 1")
     assert stripped["king safety"][0] < sheltered["king safety"][0] - 40
-    attacked = rows(evaluator, "r1b2rk1/pppp1ppp/2n5/2b1p1Nq/2B1P3/3P4/PPP2PPP/R1BQ1RK1 b - - 0 1")
+    # Black's queen and bishop bear on White's king, nothing of White's on Black's: White's king
+    # is the less safe, and less safe than with Black's queen gone.
+    attacked = rows(evaluator, "r1b2rk1/pppp1ppp/2n5/2b1p2q/2B1P3/3P1N2/PPP2PPP/R1BQ1RK1 b - - 0 1")
+    unattacked = rows(evaluator, "r1b2rk1/pppp1ppp/2n5/2b1p3/2B1P3/3P1N2/PPP2PPP/R1BQ1RK1 b - - 0 1")
     assert attacked["king safety"][1] > attacked["king safety"][0]
+    assert attacked["king safety"][0] < unattacked["king safety"][0] - 20
 
 
 # ---------------------------------------------------------------- scales
