@@ -168,7 +168,8 @@ def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
 # Any change to either changes it; update it deliberately in the same commit (and say why).
 # 8,089,164 until the search gained continuation/capture history, singular extensions and the
 # evaluation's correction history (2026-11-25, docs/STRENGTH.md); 12,395,178 until the evaluation
-# weights tuned on self-play positions were accepted (third session, docs/STRENGTH.md).
+# weights tuned on self-play positions were accepted (third session, docs/STRENGTH.md); 11,893,265
+# until the threat terms and the weights retuned with them (fourth session).
 BENCH_SIGNATURE = 11882241
 
 
