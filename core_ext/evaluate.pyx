@@ -805,28 +805,13 @@ cdef inline void add_threats(Position* pos, EvalTerms* t, int c, Bitboard* attac
     cdef Bitboard by_pawn = attacked_by[c][PAWN]
     cdef Bitboard by_minor = attacked_by[c][KNIGHT] | attacked_by[c][BISHOP]
     cdef Bitboard push, safe
-    cdef int n
-    n = popcount(minors & by_pawn)
-    t.mg[T_THREATS][c] += n * THREAT_PAWN_ON_MINOR_MG
-    t.eg[T_THREATS][c] += n * THREAT_PAWN_ON_MINOR_EG
-    n = popcount(majors & by_pawn)
-    t.mg[T_THREATS][c] += n * THREAT_PAWN_ON_MAJOR_MG
-    t.eg[T_THREATS][c] += n * THREAT_PAWN_ON_MAJOR_EG
-    n = popcount(minors & by_minor)
-    t.mg[T_THREATS][c] += n * THREAT_MINOR_ON_MINOR_MG
-    t.eg[T_THREATS][c] += n * THREAT_MINOR_ON_MINOR_EG
-    n = popcount(majors & by_minor)
-    t.mg[T_THREATS][c] += n * THREAT_MINOR_ON_MAJOR_MG
-    t.eg[T_THREATS][c] += n * THREAT_MINOR_ON_MAJOR_EG
-    n = popcount(pos.pieces[them][QUEEN] & attacked_by[c][ROOK])
-    t.mg[T_THREATS][c] += n * THREAT_ROOK_ON_QUEEN_MG
-    t.eg[T_THREATS][c] += n * THREAT_ROOK_ON_QUEEN_EG
-    n = popcount((minors | majors) & attacked[c] & undefended)
-    t.mg[T_THREATS][c] += n * THREAT_HANGING_MG
-    t.eg[T_THREATS][c] += n * THREAT_HANGING_EG
-    n = popcount(pos.pieces[them][PAWN] & attacked[c] & undefended)
-    t.mg[T_THREATS][c] += n * THREAT_WEAK_PAWN_MG
-    t.eg[T_THREATS][c] += n * THREAT_WEAK_PAWN_EG
+    add_threat(t, c, minors & by_pawn, THREAT_PAWN_ON_MINOR_MG, THREAT_PAWN_ON_MINOR_EG)
+    add_threat(t, c, majors & by_pawn, THREAT_PAWN_ON_MAJOR_MG, THREAT_PAWN_ON_MAJOR_EG)
+    add_threat(t, c, minors & by_minor, THREAT_MINOR_ON_MINOR_MG, THREAT_MINOR_ON_MINOR_EG)
+    add_threat(t, c, majors & by_minor, THREAT_MINOR_ON_MAJOR_MG, THREAT_MINOR_ON_MAJOR_EG)
+    add_threat(t, c, pos.pieces[them][QUEEN] & attacked_by[c][ROOK], THREAT_ROOK_ON_QUEEN_MG, THREAT_ROOK_ON_QUEEN_EG)
+    add_threat(t, c, (minors | majors) & attacked[c] & undefended, THREAT_HANGING_MG, THREAT_HANGING_EG)
+    add_threat(t, c, pos.pieces[them][PAWN] & attacked[c] & undefended, THREAT_WEAK_PAWN_MG, THREAT_WEAK_PAWN_EG)
     # Pawn pushes (one step, or two from the home rank) to squares no enemy pawn attacks and that
     # the enemy does not attack unless we defend them too.
     if c == WHITE:
@@ -836,9 +821,14 @@ cdef inline void add_threats(Position* pos, EvalTerms* t, int c, Bitboard* attac
         push = (pos.pieces[c][PAWN] >> 8) & ~occ
         push |= ((push & RANK_BB[5]) >> 8) & ~occ
     safe = push & ~attacked_by[them][PAWN] & (attacked[c] | undefended)
-    n = popcount(pawn_attacks_of(c, safe) & (minors | majors))
-    t.mg[T_THREATS][c] += n * THREAT_PAWN_PUSH_MG
-    t.eg[T_THREATS][c] += n * THREAT_PAWN_PUSH_EG
+    add_threat(t, c, pawn_attacks_of(c, safe) & (minors | majors), THREAT_PAWN_PUSH_MG, THREAT_PAWN_PUSH_EG)
+
+
+cdef inline void add_threat(EvalTerms* t, int c, Bitboard targets, int mg, int eg) noexcept nogil:
+    """Credit colour c with mg / eg for each target of one kind of threat."""
+    cdef int n = popcount(targets)
+    t.mg[T_THREATS][c] += n * mg
+    t.eg[T_THREATS][c] += n * eg
 
 
 cdef inline void apply_scale(EvalTerms* t, int term, int c, int pct) noexcept nogil:
