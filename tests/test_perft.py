@@ -13,6 +13,7 @@ from conftest import data_file, read_perft_epd
 DEFAULT_SUITES = ["perftsuite.epd", "cpw_perft.epd"]
 SLOW_SUITES = ["perft_stress.epd"]
 SPLIT_FROM_NODES = 20_000_000   # larger counts are split by root move over every core
+SLOW_FROM_NODES = 1_000_000_000   # the few counts this large (over a minute together) run with -m slow
 
 
 def perft(fen: str, depth: int, expected_nodes: int) -> int:
@@ -35,7 +36,8 @@ def _params(suites: list[str], marks: tuple = ()) -> list:
     params = []
     for suite in suites:
         for fen, depth, nodes, label in read_perft_epd(data_file("suites", suite)):
-            params.append(pytest.param(fen, depth, nodes, id=label, marks=marks))
+            count_marks = marks if nodes < SLOW_FROM_NODES else (*marks, pytest.mark.slow)
+            params.append(pytest.param(fen, depth, nodes, id=label, marks=count_marks))
     return params
 
 
