@@ -11,7 +11,7 @@ from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.perft cimport perft
 from ponderosa.core_ext.position cimport (
     Position, MAX_STATES, clear_position, drop_old_history, set_fen, get_fen, do_move, undo_move,
-    move_to_uci, in_check,
+    move_to_uci, in_check, gives_check,
 )
 
 cdef int _square_index(str uci, int at):
@@ -164,6 +164,10 @@ cdef class Board:
             # history; pop() cannot go back past what was dropped.
             drop_old_history(self.pos, HISTORY_KEPT)
         do_move(self.pos, m)
+
+    def gives_check(self, uci: str) -> bool:
+        """Whether the legal move given in UCI notation would check, told without making it."""
+        return gives_check(self.pos, self.find_move(uci.strip().lower()))
 
     def pop(self) -> str:
         """Take back the last move; returns it in UCI notation."""

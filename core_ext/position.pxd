@@ -1,7 +1,9 @@
 # The position: piece bitboards, a mailbox, and a stack of undo records.
 from ponderosa.core_ext.bitboard cimport (
-    Bitboard, Move, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
-    KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, rook_attacks, bishop_attacks, lsb,
+    Bitboard, Move, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WHITE,
+    FLAG_CASTLE, FLAG_EN_PASSANT, FLAG_PROMO_KNIGHT,
+    KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, rook_attacks, bishop_attacks, lsb, square_bb,
+    move_from, move_to, move_flag,
 )
 
 cdef enum:
@@ -66,3 +68,37 @@ cdef inline bint square_attacked(Position* pos, int sq, int by, Bitboard occ) no
 
 cdef inline bint in_check(Position* pos) noexcept nogil:
     return square_attacked(pos, king_square(pos, pos.side), pos.side ^ 1, occupied(pos))
+
+
+cdef inline bint gives_check(Position* pos, Move m) noexcept nogil:
+    """Whether the legal move m checks the opponent, directly or by discovery, decided without
+    making it (so that the search can prune before paying for do_move)."""
+    cdef int frm = move_from(m), to = move_to(m), flag = move_flag(m), us = pos.side
+    cdef int ksq = king_square(pos, us ^ 1), moved = pos.board[frm] & 7, rook_to
+    cdef Bitboard king = square_bb(ksq), occ = (occupied(pos) ^ square_bb(frm)) | square_bb(to), ours
+    if flag == FLAG_CASTLE:
+        # Only the rook can check; standard chess: it lands between the king's two squares.
+        rook_to = (frm + to) // 2
+        occ ^= square_bb(to + 1 if to > frm else to - 2)
+        occ |= square_bb(rook_to)
+        return (rook_attacks(rook_to, occ) & king) != 0
+    if flag == FLAG_EN_PASSANT:
+        occ ^= square_bb(to - 8 if us == WHITE else to + 8)
+    elif flag >= FLAG_PROMO_KNIGHT:
+        moved = flag - 2
+    if moved == PAWN:
+        if PAWN_ATTACKS[us][to] & king:
+            return True
+    elif moved == KNIGHT:
+        if KNIGHT_ATTACKS[to] & king:
+            return True
+    if (moved == BISHOP or moved == QUEEN) and bishop_attacks(to, occ) & king:
+        return True
+    if (moved == ROOK or moved == QUEEN) and rook_attacks(to, occ) & king:
+        return True
+    # Discovered: one of our other sliders now sees the king (a captured piece is no blocker,
+    # and it is not ours, so it need not be taken out of our pieces).
+    ours = ~square_bb(frm)
+    if bishop_attacks(ksq, occ) & (pos.pieces[us][BISHOP] | pos.pieces[us][QUEEN]) & ours:
+        return True
+    return (rook_attacks(ksq, occ) & (pos.pieces[us][ROOK] | pos.pieces[us][QUEEN]) & ours) != 0

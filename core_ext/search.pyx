@@ -20,7 +20,7 @@ from ponderosa.core_ext.history cimport (
 from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.position cimport (
     Position, StateInfo, MAX_STATES, do_move, undo_move, do_null_move, undo_null_move,
-    in_check, move_to_uci,
+    in_check, gives_check, move_to_uci,
 )
 from ponderosa.core_ext.see cimport SEE_VALUE, see
 from ponderosa.core_ext.syzygy cimport tb_probe_wdl
@@ -62,8 +62,15 @@ cdef int SINGULAR_DEPTH = 8            # least depth (plies) of a singular-exten
 cdef int SCORE_BAD_CAPTURE = -(1 << 27)
 
 cdef int LMR_TABLE[64][64]          # reduction in plies by depth and move number
-cdef int FUTILITY_MARGIN[4]
-FUTILITY_MARGIN[:] = [0, 120, 220, 330]
+cdef int PRUNING_DEPTH = 8              # late-move and futility pruning up to this many plies from the leaves
+cdef int FUTILITY_MARGIN[9]
+FUTILITY_MARGIN[:] = [0, 120, 220, 330, 440, 550, 660, 770, 880]
+# Quiet moves tried before the rest are skipped, by plies from the leaves, when the static
+# evaluation is not improving [0] and when it is [1] (Ethereal's published counts).
+cdef int LATE_MOVE_COUNT[2][9]
+LATE_MOVE_COUNT[0][:] = [0, 3, 4, 7, 12, 16, 21, 28, 34]
+LATE_MOVE_COUNT[1][:] = [0, 5, 7, 12, 18, 27, 38, 50, 65]
+cdef int QUIET_SEE_MARGIN = 60          # a quiet move losing more than this per ply by exchange is not tried
 cdef int NODES_BETWEEN_POLLS = 1024
 
 
@@ -402,13 +409,13 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     return best_score
 
 
-cdef inline int extension_for(SearchState* s, Move m, bint gives_check, bint one_reply, bint mate_threat,
+cdef inline int extension_for(SearchState* s, Move m, bint move_checks, bint one_reply, bint mate_threat,
                               int moved_type, int victim_type) noexcept nogil:
     """Fractional extension for the move just made, capped at one ply."""
     cdef Position* pos = &s.pos
     cdef int ext = 0, to = move_to(m)
     cdef StateInfo* prev
-    if gives_check:
+    if move_checks:
         ext += s.ext_check
     if one_reply:
         ext += s.ext_one_reply
@@ -435,7 +442,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef Move captures[32]
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
-    cdef bint checked, gives_check, quiet, improving, mate_threat = False, singular = False
+    cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
+    cdef bint skip_quiets = False
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
     cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
@@ -507,12 +515,13 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     if not pv_node and not checked and not excluded:
         plies = depth // ONE_PLY
         # Reverse futility: far above beta at low depth, the opponent will not let us keep it.
-        if plies <= 6 and static_eval - 85 * plies + (40 if improving else 0) >= beta and beta > -MATE_BOUND \
+        if plies <= 8 and static_eval - 85 * (plies - improving) >= beta and beta > -MATE_BOUND \
                 and beta < MATE_BOUND:
             return static_eval
         # Null move, never with only pawns left (zugzwang) and verified at high depth.
+        # (not when the table already says this node fails low: the null move would too)
         if null_ok and plies >= 2 and static_eval >= beta and has_non_pawn_material(pos, pos.side) \
-                and beta > -MATE_BOUND:
+                and beta > -MATE_BOUND and not (tt_bound == BOUND_UPPER and tt_score < beta):
             r = 3 * ONE_PLY + depth // 6
             if static_eval - beta >= 200:
                 r += ONE_PLY * ((static_eval - beta) // 200 if (static_eval - beta) // 200 < 3 else 3)
@@ -576,28 +585,30 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         quiet = victim_type == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
         plies = depth // ONE_PLY
 
-        # Losing captures at low depth are not worth a search.
-        if not pv_node and not checked and searched > 0 and best_score > -MATE_BOUND \
-                and not quiet and plies <= 4 and scores[i] < -(1 << 20) \
-                and see(pos, m) < -100 * plies:
-            continue
+        # Near the leaves, moves unlikely to matter are dropped before they are made: late quiet
+        # moves (once one is late or futile, so are all after it), quiet moves with bad history or
+        # that lose material by exchange, and losing captures. Moves that give check are kept.
+        if not pv_node and not checked and searched > 0 and best_score > -MATE_BOUND:
+            if quiet and plies <= PRUNING_DEPTH and scores[i] < SCORE_COUNTER:
+                if not gives_check(pos, m):
+                    if skip_quiets or searched >= LATE_MOVE_COUNT[improving][plies] \
+                            or static_eval + FUTILITY_MARGIN[plies] <= alpha:
+                        skip_quiets = True
+                        continue
+                    if plies <= 3 and scores[i] < -HISTORY_PRUNE_MARGIN * plies:
+                        continue
+                    if see(pos, m) < -QUIET_SEE_MARGIN * plies:
+                        continue
+            elif not quiet and plies <= 4 and scores[i] < -(1 << 20) and see(pos, m) < -100 * plies:
+                continue
 
         s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
         do_move(pos, m)
         tt_prefetch(s.tt, pos.states[pos.ply].key)
-        gives_check = in_check(pos)
+        move_checks = in_check(pos)
 
-        if quiet and not pv_node and not checked and not gives_check and searched > 0 \
-                and best_score > -MATE_BOUND and scores[i] < SCORE_COUNTER:
-            # Late-move pruning, futility pruning and history pruning of quiet moves near the leaves.
-            if plies <= 3 and (searched >= 3 + plies * plies * (2 if improving else 1)
-                               or static_eval + FUTILITY_MARGIN[plies] <= alpha
-                               or scores[i] < -HISTORY_PRUNE_MARGIN * plies):
-                undo_move(pos)
-                continue
-
-        s.in_check[ply + 1] = gives_check
-        ext = extension_for(s, m, gives_check, checked and n == 1, mate_threat, moved_type, victim_type)
+        s.in_check[ply + 1] = move_checks
+        ext = extension_for(s, m, move_checks, checked and n == 1, mate_threat, moved_type, victim_type)
         if singular and (m & 0xFFFF) == (hash_move & 0xFFFF):
             ext = ONE_PLY
         new_depth = depth - ONE_PLY + ext
@@ -605,16 +616,22 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
         else:
             reduction = 0
-            if depth >= 3 * ONE_PLY and searched >= (3 if pv_node else 2) and quiet and not gives_check \
-                    and not checked and scores[i] < SCORE_COUNTER:
+            if depth >= 3 * ONE_PLY and not quiet and not pv_node and not move_checks and not checked \
+                    and scores[i] < SCORE_GOOD_CAPTURE:
+                reduction = ONE_PLY   # a capture that loses material by exchange
+            elif depth >= 3 * ONE_PLY and searched >= (3 if pv_node else 2) and quiet and not move_checks \
+                    and not checked:
                 reduction = LMR_TABLE[plies if plies < 64 else 63][searched if searched < 64 else 63]
                 if pv_node:
                     reduction -= 1
                 if not improving:
                     reduction += 1
-                # A move whose statistics are good is reduced less, a bad one more (a ply per
-                # HISTORY_PER_PLY, in quarter plies).
-                reduction = reduction * ONE_PLY - scores[i] * ONE_PLY // HISTORY_PER_PLY
+                if scores[i] >= SCORE_COUNTER:
+                    reduction = (reduction - 1) * ONE_PLY   # a killer or the counter move
+                else:
+                    # A move whose statistics are good is reduced less, a bad one more (a ply per
+                    # HISTORY_PER_PLY, in quarter plies).
+                    reduction = reduction * ONE_PLY - scores[i] * ONE_PLY // HISTORY_PER_PLY
                 if reduction > new_depth - ONE_PLY:
                     reduction = new_depth - ONE_PLY
                 if reduction < 0:
@@ -681,7 +698,7 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
     cdef int i, j, score, best_score = -INFINITE, new_depth, ext
     cdef uint64_t nodes_before
     cdef RootMove found
-    cdef bint gives_check
+    cdef bint move_checks
     s.pv_length[0] = 0
     s.static_evals[0] = -INFINITE
     s.root_depth = depth // ONE_PLY
@@ -695,9 +712,9 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
         s.root_index = i
         s.moved[2] = move_key(pos.board[move_from(s.root_moves[i].move)], move_to(s.root_moves[i].move))
         do_move(pos, s.root_moves[i].move)
-        gives_check = in_check(pos)
-        s.in_check[1] = gives_check
-        ext = s.ext_check if gives_check else 0
+        move_checks = in_check(pos)
+        s.in_check[1] = move_checks
+        ext = s.ext_check if move_checks else 0
         new_depth = depth - ONE_PLY + (ext if ext < ONE_PLY else ONE_PLY)
         if i == first:
             score = -search(s, -beta, -alpha, new_depth, 1, True)

@@ -1,4 +1,4 @@
-"""Random games checked move by move against python-chess: moves, FEN and Polyglot keys."""
+"""Random games checked move by move against python-chess: moves, checks, FEN and Polyglot keys."""
 from __future__ import annotations
 
 import random
@@ -35,6 +35,9 @@ def _check_same(ours: Board, theirs: chess.Board) -> None:
     assert ours.fen() == theirs.fen()
     assert ours.key == chess.polyglot.zobrist_hash(theirs)
     assert ours.in_check() == theirs.is_check()
+    # The search prunes on this before making the move: every kind of check must be seen.
+    checking = sorted(m.uci() for m in theirs.legal_moves if theirs.gives_check(m))
+    assert sorted(m for m in ours.legal_moves() if ours.gives_check(m)) == checking
 
 
 def _play_random_game(fen: str, rng: random.Random, max_plies: int) -> int:
