@@ -1035,6 +1035,11 @@ cdef class Search:
             return None, 0
         return move_to_uci(self.s.root_moves[index].move), index + 1
 
+    def root_score(self) -> int:
+        """The score of the line searched last (root_moves[root_first]): after a stop in the
+        middle of an iteration it is a lower bound for the move put first in that iteration."""
+        return self.s.root_moves[self.s.root_first].score
+
     def line_move(self) -> str:
         """The best move of the line searched last (root_moves[root_first])."""
         return move_to_uci(self.s.root_moves[self.s.root_first].move)

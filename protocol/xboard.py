@@ -307,7 +307,10 @@ class XBoardSession(XBoardClock, XBoardOptions, XBoardIcs, XBoardThreads, XBoard
     def _show_thinking(self, report: Thinking, board: chess.Board, prefix: list[str]) -> None:
         """One thinking line; the PV (prefix, then the search's PV) is printed in SAN from board."""
         self.last_report = report
-        if not self.post or report.bound != "exact":
+        # With one line, fail-high lines are shown too: they name a new best move, perhaps the one
+        # played when time runs out. Several lines show only exact scores, one per line and depth.
+        shown = report.bound == "exact" or (report.bound == "lower" and self.engine.multi_pv == 1)
+        if not self.post or not shown:
             return
         mate = mate_distance(report.score)
         score = report.score if mate is None else (100000 + mate if mate > 0 else -100000 + mate)

@@ -9,7 +9,7 @@ import pytest
 
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.search import SearchLimits, mate_distance
+from ponderosa.engine.search import SearchLimits, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, read_suite
 
 
@@ -33,6 +33,31 @@ def test_mate_in_n_found_with_the_right_score(engine: Engine, fen: str, moves: i
     result = engine.think(SearchLimits(depth=2 * moves + 3))
     assert mate_distance(result.score) == moves
     assert result.best_move == first_move
+
+
+@pytest.mark.parametrize("fen", [
+    "1r3r2/4q1kp/b1pp2p1/5p2/pPn1N3/6P1/P3PPBP/2QRR1K1 w - - 0 1",   # WAC.030
+    "8/p1q2pkp/2Pr2p1/8/P3Q3/6P1/5P1P/2R3K1 w - - 0 1",              # WAC.033
+    "3rr1k1/pp3pp1/4b3/8/2P1B2R/6QP/P3q1P1/5R1K w - - 0 1",          # WAC.082
+])
+def test_the_last_thinking_line_names_the_move_played(engine: Engine, fen: str) -> None:
+    """A search stopped inside an iteration plays the best move found so far; when that move is
+    new in the unfinished iteration, a (lower-bound) line must name it, or a GUI shows one move
+    and sees another played. Node limits make the stops land at repeatable places."""
+    changed_mid_iteration = 0
+    for nodes in range(10000, 50001, 5000):
+        engine.new_game()
+        engine.set_position(fen)
+        reports: list[Thinking] = []
+        result = engine.think(SearchLimits(nodes=nodes), on_thinking=reports.append)
+        assert reports and reports[-1].pv[0] == result.best_move, f"{nodes} nodes: {reports[-1]} vs {result}"
+        exact = [report for report in reports if report.bound == "exact"]
+        if exact and exact[-1].pv[0] != result.best_move:
+            changed_mid_iteration += 1
+            assert reports[-1].bound == "lower" and reports[-1].depth == result.depth + 1
+    # These node counts were picked so that the case arises; after a change to the search,
+    # pick them anew (tests/data/suites/wac.epd has many more candidates).
+    assert changed_mid_iteration > 0
 
 
 def test_getting_mated_is_a_negative_mate_score(engine: Engine) -> None:
