@@ -18,7 +18,7 @@ The LLR is the normal (generalised SPRT) approximation used by fishtest and Open
 with N pairs, m and v the mean and variance of the per-pair score (points / 2), and s0, s1 the
 expected scores of elo0 and elo1. Empty categories get 0.001 of a pair, so a one-sided start
 (all wins so far) has a finite variance; still, the first few pairs give a variance near zero
-and a meaningless LLR, so no decision is taken before --min-pairs pairs (default 20). The games are played by match.py's machinery (clocks,
+and a meaningless LLR, so no decision is taken (and no LLR printed) before --min-pairs pairs (default 20). The games are played by match.py's machinery (clocks,
 adjudication, fault handling, PGN); a time loss, illegal move or crash loses that game and is
 reported.
 """
@@ -110,6 +110,14 @@ def decision(value: float, bounds: tuple[float, float], pairs: int = MIN_PAIRS,
     if value <= bounds[0]:
         return "H0"
     return None
+
+
+def llr_text(value: float, pairs: int, min_pairs: int = MIN_PAIRS) -> str:
+    """The LLR for a progress line; before min_pairs pairs it means nothing (see decision), and
+    printing it would only mislead (one won pair gives 3.7, past the H1 bound)."""
+    if pairs < min_pairs:
+        return f"LLR -- (from {min_pairs} pairs)"
+    return f"LLR {value:.2f}"
 
 
 @dataclass
@@ -207,7 +215,8 @@ class Sprt:
             elo, margin = elo_estimate(t.pairs)
             sys.stderr.write(f"[{t.games} games] +{t.wins} ={t.draws} -{t.losses} pairs {t.pairs} "
                              f"Elo {match.format_elo(elo)} {match.format_margin(margin)} "
-                             f"LLR {value:.2f} [{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]\n")
+                             f"{llr_text(value, sum(t.pairs), self.args.min_pairs)} "
+                             f"[{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]\n")
             self.result = decision(value, self.bounds, sum(t.pairs), self.args.min_pairs)
             if self.result is not None or t.games >= self.args.max_games:
                 self.stop.set()

@@ -117,3 +117,10 @@ def test_a_lucky_first_pair_decides_nothing() -> None:
     assert value > bounds[1]                                   # the approximation alone would accept H1
     assert sprt.decision(value, bounds, pairs=1) is None
     assert sprt.decision(value, bounds, pairs=sprt.MIN_PAIRS) == "H1"
+
+
+def test_progress_lines_hide_the_llr_before_it_means_anything() -> None:
+    value = sprt.pentanomial_llr([0, 0, 0, 1, 0], 0, 10)
+    assert "--" in sprt.llr_text(value, 1) and f"{value:.2f}" not in sprt.llr_text(value, 1)
+    assert sprt.llr_text(value, sprt.MIN_PAIRS) == f"LLR {value:.2f}"
+    assert sprt.llr_text(0.5, 3, min_pairs=2) == "LLR 0.50"
