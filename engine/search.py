@@ -273,7 +273,7 @@ class Searcher:
                     # The last finished iteration's line still holds when it starts with the
                     # same move: keep it, so that the result has a move to ponder on.
                     pv = result.pv
-                if line_count == 1 and best != result.best_move and pv[0] == best:
+                if line_count == 1 and best != result.best_move:
                     # A new best move in the unfinished iteration: show it, so that the move
                     # played is the one the last thinking line names (its score is a bound).
                     report(depth, self.core.root_score(), "lower", 1, pv)

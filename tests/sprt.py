@@ -211,13 +211,14 @@ class Sprt:
         with self.lock:
             t = self.tally
             t.add_pair(first, second)
+            pairs = sum(t.pairs)
             value = pentanomial_llr(t.pairs, self.args.elo0, self.args.elo1)
             elo, margin = elo_estimate(t.pairs)
             sys.stderr.write(f"[{t.games} games] +{t.wins} ={t.draws} -{t.losses} pairs {t.pairs} "
                              f"Elo {match.format_elo(elo)} {match.format_margin(margin)} "
-                             f"{llr_text(value, sum(t.pairs), self.args.min_pairs)} "
+                             f"{llr_text(value, pairs, self.args.min_pairs)} "
                              f"[{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]\n")
-            self.result = decision(value, self.bounds, sum(t.pairs), self.args.min_pairs)
+            self.result = decision(value, self.bounds, pairs, self.args.min_pairs)
             if self.result is not None or t.games >= self.args.max_games:
                 self.stop.set()
 
