@@ -21,6 +21,12 @@ expected scores of elo0 and elo1. Empty categories get 0.001 of a pair, so a one
 and a meaningless LLR, so no decision is taken (and no LLR printed) before --min-pairs pairs (default 20). The games are played by match.py's machinery (clocks,
 adjudication, fault handling, PGN); a time loss, illegal move or crash loses that game and is
 reported.
+
+An SPRT that cannot finish in one sitting goes on with --resume: give it the earlier run's PGN
+and the same builds, options and --seed (and --max-games, which fixes the sample). The complete
+pairs of that file enter the statistics, the openings they used are not played again, and with
+--pgn naming the same file the new games are appended to it. Each game's OpeningLine must be the
+opening this seed puts at its pair, so a resume with other settings stops with a message.
 """
 from __future__ import annotations
 
@@ -32,6 +38,8 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import chess.pgn
 
 import match  # tests/match.py, beside this script
 
@@ -144,32 +152,84 @@ class Tally:
         return self.wins + self.draws + self.losses
 
 
+# ---------------------------------------------------------------- resuming an earlier run
+
+
+def candidate_points(round_number: str, result: str) -> tuple[int, float] | None:
+    """(pair index, the candidate's points) of a game's Round ("7.1": pair 7, candidate White;
+    "7.2": colours swapped) and Result; None for an unfinished game ("*")."""
+    pair, dot, game = round_number.partition(".")
+    if not (dot and pair.isdigit() and int(pair) > 0 and game in ("1", "2")):
+        raise ValueError(f"Round {round_number!r} is not PAIR.1 or PAIR.2")
+    white_points = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}.get(result)
+    if white_points is None:
+        if result == "*":
+            return None
+        raise ValueError(f"Result {result!r} is not a game result")
+    return int(pair) - 1, white_points if game == "1" else 1.0 - white_points
+
+
+def resumed_pairs(path: Path, openings: list[tuple[int, str]]) -> dict[int, tuple[float, float]]:
+    """The complete pairs of an earlier run's PGN: pair index -> (candidate's points as White, as
+    Black). A pair with one game only (the run stopped between its games) is left out; it is
+    played again in full. ValueError, naming the file and the game, on anything else amiss."""
+    halves: dict[int, dict[str, float]] = {}
+    with open(path, encoding="utf-8") as handle:
+        number = 0
+        while (headers := chess.pgn.read_headers(handle)) is not None:
+            number += 1
+            where = f"{path}, game {number}"
+            try:
+                points = candidate_points(headers.get("Round", "?"), headers.get("Result", "*"))
+            except ValueError as error:
+                raise ValueError(f"{where}: {error}") from None
+            if points is None:
+                continue
+            index, value = points
+            if index >= len(openings) or headers.get("OpeningLine") != str(openings[index][0]):
+                raise ValueError(f"{where}: OpeningLine {headers.get('OpeningLine')!r} is not the opening this "
+                                 f"seed plays in pair {index + 1}; resume with the earlier run's --seed and --max-games")
+            halves.setdefault(index, {})[headers["Round"].partition(".")[2]] = value
+    return {index: (games["1"], games["2"]) for index, games in halves.items() if len(games) == 2}
+
+
 # ---------------------------------------------------------------- running the test
 
 
 class Sprt:
     def __init__(self, args: argparse.Namespace, candidate: match.EngineSpec, base: match.EngineSpec,
-                 openings: list[tuple[int, str]]):
+                 openings: list[tuple[int, str]], resumed: dict[int, tuple[float, float]] | None = None):
+        resumed = resumed or {}
         self.args = args
         self.candidate = candidate
         self.base = base
-        self.openings = openings           # (line, text), in the order played
-        self.next_pair = 0
+        self.openings = openings           # (line, text), indexed by pair
         self.tally = Tally()
+        for first, second in resumed.values():
+            self.tally.add_pair(first, second)
+        self.resumed = len(resumed)
+        self.queue = [index for index in range(len(openings)) if index not in resumed]   # pairs still to play
+        self.next_pair = 0
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.bounds = sprt_bounds(args.alpha, args.beta)
         self.result: str | None = None
         self.settings = match.Settings(args.base_time, args.inc, args.max_plies, args.resign_moves, args.resign_cp,
                                        args.time_margin / 1000, args.tc, "Ponderosa SPRT")
-        self.pgn = open(args.pgn, "w", encoding="utf-8") if args.pgn else None
+        appending = args.resume is not None and args.pgn is not None and args.pgn.resolve() == args.resume.resolve()
+        self.pgn = open(args.pgn, "a" if appending else "w", encoding="utf-8") if args.pgn else None
+        if self.resumed:   # the resumed games may already decide
+            self.result = decision(pentanomial_llr(self.tally.pairs, args.elo0, args.elo1), self.bounds,
+                                   self.resumed, args.min_pairs)
+            if self.result is not None:
+                self.stop.set()
 
     def take_pair(self) -> int | None:
         with self.lock:
-            if self.stop.is_set() or self.next_pair >= len(self.openings):
+            if self.stop.is_set() or self.next_pair >= len(self.queue) or self.tally.games >= self.args.max_games:
                 return None
             self.next_pair += 1
-            return self.next_pair - 1
+            return self.queue[self.next_pair - 1]
 
     def worker(self) -> None:
         players = (match.Player(self.candidate, "candidate"), match.Player(self.base, "base"))
@@ -243,7 +303,9 @@ class Sprt:
             f"Command: `{shlex.join([sys.executable.split('/')[-1], *sys.argv])}`", "",
             f"- candidate `{shlex.join(match.resolve_command(self.candidate.command))}`, "
             f"base `{shlex.join(match.resolve_command(self.base.command))}`; tc {a.tc}; concurrency {a.concurrency}",
-            f"- openings `{a.openings}` (seed {a.seed}), each played twice with colours swapped",
+            f"- openings `{a.openings}` (seed {a.seed}), each played twice with colours swapped"
+            + (f"; resumed from `{a.resume}` with {self.resumed} complete pair{'s' * (self.resumed != 1)}"
+               if a.resume else ""),
             f"- bounds [{a.elo0:g}, {a.elo1:g}] Elo, alpha {a.alpha:g}, beta {a.beta:g}: "
             f"LLR limits [{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]",
             f"- games {t.games}: +{t.wins} ={t.draws} -{t.losses}; pairs (0, 1/2, 1, 3/2, 2 points) {t.pairs}",
@@ -275,6 +337,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--max-plies", type=int, default=300)
     parser.add_argument("--resign", default="", help="resign adjudication MOVES:CP (default off)")
     parser.add_argument("--time-margin", type=float, default=0.0, help="milliseconds below zero allowed")
+    parser.add_argument("--resume", type=Path, metavar="PGN",
+                        help="go on from an earlier run's games (same builds, options, --seed and --max-games)")
     args = parser.parse_args(argv)
     try:
         args.base_time, args.inc = match.parse_tc(args.tc)
@@ -298,6 +362,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         args.options.append((name.strip(), match.option_value(value.strip())))
     if not args.openings.is_file():
         parser.error(f"openings file {args.openings} not found")
+    if args.resume is not None and not args.resume.is_file():
+        parser.error(f"--resume: {args.resume} not found")
     return args
 
 
@@ -314,11 +380,16 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         sys.stderr.write(f"openings: {error}\n")
         return 2
+    try:
+        resumed = resumed_pairs(args.resume, openings) if args.resume else {}
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        sys.stderr.write(f"resume: {error}\n")
+        return 2
     options = tuple(args.options)
     candidate = match.EngineSpec("candidate", args.protocol, tuple(shlex.split(args.candidate)), options)
     base = match.EngineSpec("base", args.protocol, tuple(shlex.split(args.base)), options)
     try:
-        return Sprt(args, candidate, base, openings).run()
+        return Sprt(args, candidate, base, openings, resumed).run()
     finally:
         match.kill_leftovers()
 

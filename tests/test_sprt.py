@@ -124,3 +124,82 @@ def test_progress_lines_hide_the_llr_before_it_means_anything() -> None:
     assert "--" in sprt.llr_text(value, 1) and f"{value:.2f}" not in sprt.llr_text(value, 1)
     assert sprt.llr_text(value, sprt.MIN_PAIRS) == f"LLR {value:.2f}"
     assert sprt.llr_text(0.5, 3, min_pairs=2) == "LLR 0.50"
+
+
+# ---------------------------------------------------------------- resuming an earlier run
+
+
+def _write_games(path: Path, openings: list[tuple[int, str]], games: list[tuple[int, int, str]]) -> None:
+    """A PGN of header-only games: (pair number, game 1 or 2, result), with the OpeningLine that
+    the sample puts at the pair, as sprt.py writes them."""
+    text = []
+    for pair, game, result in games:
+        line = openings[pair - 1][0] if pair <= len(openings) else 0
+        text.append(f'[Event "Ponderosa SPRT"]\n[Round "{pair}.{game}"]\n[White "a"]\n[Black "b"]\n'
+                    f'[Result "{result}"]\n[OpeningLine "{line}"]\n\n{result}\n\n')
+    path.write_text("".join(text))
+
+
+def _sample(seed: int, max_games: int = 20000) -> list[tuple[int, str]]:
+    return match.sample_openings(match.read_openings(match.DEFAULT_OPENINGS), (max_games + 1) // 2, seed)
+
+
+def test_candidate_points_of_a_round_and_result() -> None:
+    assert sprt.candidate_points("3.1", "1-0") == (2, 1.0)        # pair 3, the candidate White and winning
+    assert sprt.candidate_points("3.2", "1-0") == (2, 0.0)        # colours swapped: the base won
+    assert sprt.candidate_points("1.2", "1/2-1/2") == (0, 0.5)
+    assert sprt.candidate_points("1.2", "*") is None
+    for bad_round in ("3", "3.3", "0.1", "x.1"):
+        with pytest.raises(ValueError):
+            sprt.candidate_points(bad_round, "1-0")
+    with pytest.raises(ValueError):
+        sprt.candidate_points("1.1", "2-0")
+
+
+def test_resumed_pairs_keep_complete_pairs_only(tmp_path: Path) -> None:
+    openings = _sample(2)
+    pgn = tmp_path / "run.pgn"
+    _write_games(pgn, openings, [(2, 1, "1-0"), (1, 1, "1/2-1/2"), (2, 2, "1-0"), (1, 2, "0-1"), (3, 1, "0-1")])
+    # pair 1: a draw, then the candidate (Black) won; pair 2: won as White, lost as Black; pair 3 unfinished
+    assert sprt.resumed_pairs(pgn, openings) == {0: (0.5, 1.0), 1: (1.0, 0.0)}
+
+
+def test_resume_with_another_seed_names_the_file_and_game(tmp_path: Path) -> None:
+    pgn = tmp_path / "run.pgn"
+    _write_games(pgn, _sample(2), [(1, 1, "1-0"), (1, 2, "0-1")])
+    assert sprt.resumed_pairs(pgn, _sample(2)) == {0: (1.0, 1.0)}
+    with pytest.raises(ValueError, match=r"run\.pgn, game 1: OpeningLine .* --seed"):
+        sprt.resumed_pairs(pgn, _sample(3))
+    _write_games(pgn, _sample(2), [(1, 1, "1-0"), (1, 4, "0-1")])
+    with pytest.raises(ValueError, match=r"run\.pgn, game 2: Round '1\.4'"):
+        sprt.resumed_pairs(pgn, _sample(2))
+
+
+def test_a_resumed_run_that_already_decides_plays_nothing(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    pgn = tmp_path / "run.pgn"
+    # 30 pairs: 24 with 3/2 points, 6 with 1: clearly past the upper bound of [0, 10]
+    games = [(p, 1, "1-0") for p in range(1, 31)] + [(p, 2, "1/2-1/2" if p <= 24 else "1-0") for p in range(1, 31)]
+    _write_games(pgn, _sample(5), games)
+    code = sprt.main(["--candidate", "no-such-engine", "--base", "no-such-engine", "--elo0", "0", "--elo1", "10",
+                      "--seed", "5", "--resume", str(pgn)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "H1 accepted" in out and "- games 60:" in out and "with 30 complete pairs" in out
+    assert "faults: none" in out                        # no engine was started
+
+
+def test_a_resumed_run_plays_the_rest_and_appends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pgn = tmp_path / "run.pgn"
+    openings = _sample(1, max_games=4)
+    _write_games(pgn, openings, [(1, 1, "1-0"), (1, 2, "1/2-1/2")])
+    code = sprt.main(["--candidate", "ponderosa", "--base", "ponderosa", "--option", "OwnBook=false",
+                      "--tc", "1+0.02", "--max-games", "4", "--max-plies", "16", "--seed", "1",
+                      "--resume", str(pgn), "--pgn", str(pgn)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "- games 4:" in out and "with 1 complete pair\n" in out
+    text = pgn.read_text()
+    assert text.count("[Event ") == 4                   # the two old games kept, the second pair added
+    assert '[Round "2.1"]' in text and '[Round "2.2"]' in text
+    assert sprt.resumed_pairs(pgn, openings).keys() == {0, 1}
