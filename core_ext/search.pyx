@@ -72,6 +72,7 @@ LATE_MOVE_COUNT[0][:] = [0, 3, 4, 7, 12, 16, 21, 28, 34]
 LATE_MOVE_COUNT[1][:] = [0, 5, 7, 12, 18, 27, 38, 50, 65]
 cdef int QUIET_SEE_MARGIN = 60          # a quiet move losing more than this per ply by exchange is not tried
 cdef int NODES_BETWEEN_POLLS = 1024
+cdef int IIR_DEPTH = 4                  # least depth (plies) of an internal iterative reduction
 
 
 cdef void init_reductions() noexcept nogil:
@@ -541,6 +542,11 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                     return score
             elif score <= -MATE_BOUND:
                 mate_threat = True   # passing gets us mated: the threat extension applies
+
+    # Internal iterative reduction: off the principal variation, a node the table gives no move
+    # for was never searched or failed low everywhere; a ply less is spent on it.
+    if not pv_node and hash_move == 0 and depth >= IIR_DEPTH * ONE_PLY and not excluded:
+        depth -= ONE_PLY
 
     # Internal iterative deepening: find a move to search first when the table has none.
     if hash_move == 0 and pv_node and depth >= 5 * ONE_PLY and not excluded:
