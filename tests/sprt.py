@@ -218,15 +218,20 @@ class Sprt:
                                        args.time_margin / 1000, args.tc, "Ponderosa SPRT")
         appending = args.resume is not None and args.pgn is not None and args.pgn.resolve() == args.resume.resolve()
         self.pgn = open(args.pgn, "a" if appending else "w", encoding="utf-8") if args.pgn else None
-        if self.resumed:   # the resumed games may already decide
-            self.result = decision(pentanomial_llr(self.tally.pairs, args.elo0, args.elo1), self.bounds,
-                                   self.resumed, args.min_pairs)
-            if self.result is not None:
+        if self.resumed:
+            self.decide()
+            if self.result is not None:   # the resumed games already decide
                 self.stop.set()
+
+    def decide(self) -> float:
+        """The LLR of the pairs so far; sets self.result when it decides (caller holds the lock)."""
+        value = pentanomial_llr(self.tally.pairs, self.args.elo0, self.args.elo1)
+        self.result = decision(value, self.bounds, sum(self.tally.pairs), self.args.min_pairs)
+        return value
 
     def take_pair(self) -> int | None:
         with self.lock:
-            if self.stop.is_set() or self.next_pair >= len(self.queue) or self.tally.games >= self.args.max_games:
+            if self.stop.is_set() or self.next_pair >= len(self.queue):
                 return None
             self.next_pair += 1
             return self.queue[self.next_pair - 1]
@@ -271,14 +276,12 @@ class Sprt:
         with self.lock:
             t = self.tally
             t.add_pair(first, second)
-            pairs = sum(t.pairs)
-            value = pentanomial_llr(t.pairs, self.args.elo0, self.args.elo1)
+            value = self.decide()
             elo, margin = elo_estimate(t.pairs)
             sys.stderr.write(f"[{t.games} games] +{t.wins} ={t.draws} -{t.losses} pairs {t.pairs} "
                              f"Elo {match.format_elo(elo)} {match.format_margin(margin)} "
-                             f"{llr_text(value, pairs, self.args.min_pairs)} "
+                             f"{llr_text(value, sum(t.pairs), self.args.min_pairs)} "
                              f"[{self.bounds[0]:.2f}, {self.bounds[1]:.2f}]\n")
-            self.result = decision(value, self.bounds, pairs, self.args.min_pairs)
             if self.result is not None or t.games >= self.args.max_games:
                 self.stop.set()
 
