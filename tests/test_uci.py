@@ -18,12 +18,12 @@ from ponderosa.protocol import cli
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.uci import UciSession, parse_go
 
+from test_search import BENCH_SIGNATURE   # the bench's node total, pinned in one place
 from uci_harness import BESTMOVE, INFO_FIELDS, UciEngine, infos, parse_info, program
 
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
 MATE_IN_TWO = "k7/8/2K5/8/8/8/8/7R w - - 0 1"        # 1.Kb6 or 1.Kc7, then the rook mates
 STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
-BENCH_SIGNATURE = 4600056                               # tests/test_search.py pins the same total
 STOP_BOUND = 1.0                                        # seconds from stop to bestmove (XBoard's `?` bound)
 
 
