@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import random
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -76,3 +78,26 @@ def test_openings_gain_move_counters(tmp_path: Path) -> None:
     epd.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c0 \"x\";\n\n", encoding="utf-8")
     assert datagen.read_openings(epd) == ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]
     assert isinstance(datagen.parse_args(["x.txt"]), argparse.Namespace)
+
+
+def test_a_terminated_background_run_keeps_its_finished_games(tmp_path: Path) -> None:
+    """SIGTERM, or SIGINT to a run started in the background (where the shell ignores SIGINT),
+    stops the run and writes the games finished so far."""
+    out = tmp_path / "stopped.txt"
+    for number in (signal.SIGTERM, signal.SIGINT):
+        process = subprocess.Popen(
+            [sys.executable, str(REPO / "tools" / "datagen.py"), str(out), "--games", "5000", "--nodes", "200",
+             "--workers", "1", "--chunk", "1", "--max-plies", "40"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        assert process.stderr is not None
+        first = process.stderr.readline()          # one game finished
+        assert " games (" in first, first
+        process.send_signal(number)
+        rest = process.stderr.read()
+        assert process.wait(timeout=60) == 0
+        assert "stopped: writing the games finished so far" in rest
+        header = out.read_text(encoding="utf-8").splitlines()[0]
+        games = int(header.split(": ")[1].split(" games")[0])
+        assert 1 <= games < 5000
+        out.unlink()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -160,6 +161,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -177,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     results = {"1-0": 0, "1/2-1/2": 0, "0-1": 0}
     began = time.monotonic()
     pool = multiprocessing.Pool(args.workers)
+    # Stop the same way on SIGTERM (kill, a scheduler's timeout) and on SIGINT even when the run
+    # was started in the background, where the shell ignores SIGINT: the workers are already
+    # forked, so only this process turns the signal into KeyboardInterrupt.
+    previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGTERM, signal.SIGINT)}
     try:
         for chunk in pool.imap_unordered(worker, jobs):
             for result, positions in chunk:
@@ -193,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         print("stopped: writing the games finished so far", file=sys.stderr)
     finally:
         pool.join()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     header = (f"# Ponderosa self-play: {sum(results.values())} games at {args.nodes} nodes a move "
               f"(White wins / draws / Black wins {results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
               f"seed {args.seed}")
