@@ -51,6 +51,7 @@ class Thinking:
     seldepth: int = 0
     tbhits: int | None = None   # tablebase probes that found a table; None when no tables are loaded
     multipv: int = 1        # which line (1 = best) of a MultiPV search
+    lines: int = 1          # lines the search reports per iteration (multipv counts up to it)
 
 
 @dataclass
@@ -233,7 +234,7 @@ class Searcher:
         def report(depth: int, value: int, bound: str, line: int = 1, pv: list[str] | None = None) -> None:
             if on_thinking is not None:
                 on_thinking(Thinking(depth, value, elapsed(), self.core.shared_nodes, pv or self.core.pv(), bound,
-                                     self.core.seldepth, self._tbhits(), line))
+                                     self.core.seldepth, self._tbhits(), line, line_count))
 
         def aspirate(depth: int, previous: int, line: int) -> int:
             """One root search to depth, its window widened until the score falls inside it."""

@@ -94,7 +94,7 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
         score = line.score if self.engine.white_to_move else -line.score
         marker = {"exact": "  ", "lower": "++", "upper": "--"}[line.bound]
         tbhits = "" if line.tbhits is None else f"  (tbhits {line.tbhits})"
-        depth = f"{line.depth}#{line.multipv}" if self.engine.multi_pv > 1 else str(line.depth)   # MultiPV line
+        depth = f"{line.depth}#{line.multipv}" if line.lines > 1 else str(line.depth)   # MultiPV line
         self.say(f"{depth:>7}{'->' if line.bound == 'exact' else '  '} {line.seconds:>7.2f} "
                  f"{format_score(score):>7}{marker} {self.engine.san_line(line.pv)}{tbhits}")
 

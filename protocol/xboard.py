@@ -309,7 +309,7 @@ class XBoardSession(XBoardClock, XBoardOptions, XBoardIcs, XBoardThreads, XBoard
         self.last_report = report
         # With one line, fail-high lines are shown too: they name a new best move, perhaps the one
         # played when time runs out. Several lines show only exact scores, one per line and depth.
-        shown = report.bound == "exact" or (report.bound == "lower" and self.engine.multi_pv == 1)
+        shown = report.bound == "exact" or (report.bound == "lower" and report.lines == 1)
         if not self.post or not shown:
             return
         mate = mate_distance(report.score)

@@ -32,6 +32,7 @@ def test_the_lines_are_distinct_ordered_and_the_best_is_played() -> None:
     for depth in range(1, 7):
         lines = lines_at_depth(reports, depth)
         assert [line.multipv for line in lines] == [1, 2, 3, 4]
+        assert all(line.lines == 4 for line in lines)   # each report says how many lines there are
         assert len({line.pv[0] for line in lines}) == 4
         assert [line.score for line in lines] == sorted((line.score for line in lines), reverse=True)
     best = lines_at_depth(reports, 6)[0]
@@ -71,6 +72,7 @@ def test_multipv_one_is_the_plain_search_and_more_lines_than_moves_is_all_moves(
     reports: list[Thinking] = []
     engine.think(SearchLimits(depth=3), reports.append)
     assert sorted(line.pv[0] for line in lines_at_depth(reports, 3)) == ["a1a2", "a1b1", "a1b2"]
+    assert {line.lines for line in reports} == {3}   # no more lines than root moves
     with pytest.raises(ValueError):
         engine.multi_pv = 0
 
