@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_xboard_gui import PROGRAMS, find, read_games, run_xboard
+from test_xboard_gui import find, missing_packages, read_games, run_xboard
 
 from ponderosa.engine.book.file import FLAG_BAD, write_polyglot
 from ponderosa.engine.engine import Engine
@@ -100,7 +100,7 @@ def covered_replies() -> list[tuple[int, str, int]]:
 
 @pytest.mark.slow
 def test_twenty_games_against_fairymax_open_from_the_book(tmp_path: Path) -> None:
-    missing = sorted({package for program, (_, package) in PROGRAMS.items() if find(program) is None})
+    missing = missing_packages("xboard", "xvfb-run", "xauth", "fairymax")
     if missing:
         pytest.skip(f"Debian package(s) not installed: {', '.join(missing)}")
     pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
