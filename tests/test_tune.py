@@ -96,9 +96,11 @@ def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
     path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.5\nnot a fen;1\n")
     with pytest.raises(SystemExit, match=r"positions.txt:2"):
         list(tune.read_position_file(path))
-    path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.7\n")
-    with pytest.raises(SystemExit, match=r"positions.txt:1: result '0.7'"):
+    path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;1.5\n")
+    with pytest.raises(SystemExit, match=r"positions.txt:1: result '1.5'"):
         list(tune.read_position_file(path))
+    path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.7\n")   # a tools/label.py label
+    assert [result for _, result, _ in tune.read_position_file(path)] == [0.7]
 
 
 def test_position_files_number_their_games(tmp_path: Path) -> None:

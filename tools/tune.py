@@ -12,7 +12,8 @@ Usage (after `pip install -e .`; numpy is a dependency of the engine already):
    sides have the same pieces and pawns (human games' material imbalances are mostly deliberate
    sacrifices, which teach the fit that material hardly matters). --save-positions keeps them in a text file
    (`FEN;result` lines, each game's after a `# game` line) and --positions reads such files, or
-   those of tools/datagen.py (self-play), instead of PGN. About a tenth of the positions, in
+   those of tools/datagen.py (self-play) or tools/label.py (results mixed with a stronger
+   engine's expected score, any value from 0 to 1), instead of PGN. About a tenth of the positions, in
    whole games, is held out.
 2. K: the scaling constant of the logistic 1 / (1 + 10^(-K·eval/400)) that turns a White-view
    evaluation in centipawns into an expected score is fitted first, to the current weights.
@@ -109,7 +110,8 @@ def positions_from_pgn(path: Path, max_games: int, per_game: int, skip_plies: in
 
 
 def read_position_file(path: Path) -> Iterator[tuple[str, float, int]]:
-    """`FEN;result` lines (result 1, 0.5 or 0 for White) with the number of the game each comes
+    """`FEN;result` lines (result 1, 0.5 or 0 for White, or an expected score between them from
+    tools/label.py) with the number of the game each comes
     from: a line `# game` starts the next game (tools/datagen.py and --save-positions write one
     before each game's positions); in a file without such lines every position is a game of its
     own. A broken line stops with file and line."""
@@ -126,8 +128,8 @@ def read_position_file(path: Path) -> Iterator[tuple[str, float, int]]:
             fen, _, result = line.rpartition(";")
             try:
                 value = float(result)
-                if value not in (0.0, 0.5, 1.0):
-                    raise ValueError(f"result {result.strip()!r} is not 1, 0.5 or 0")
+                if not 0.0 <= value <= 1.0:   # 1, 0.5, 0, or a label of tools/label.py between them
+                    raise ValueError(f"result {result.strip()!r} is not between 0 and 1")
                 chess.Board(fen.strip())
             except ValueError as error:
                 raise SystemExit(f"{path}:{number}: {error}") from None
