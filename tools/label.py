@@ -14,7 +14,7 @@ long game carries the same 1 or 0; a searched score says something about that po
 
     python tools/label.py positions.txt labelled.txt --nodes 4000 --mix 0.3 --workers 2
 
-The output is written to a temporary file and renamed into place when every position is labelled.
+The output is written atomically once every position is labelled (a stopped run leaves no half file).
 """
 from __future__ import annotations
 
@@ -23,13 +23,17 @@ import multiprocessing
 import os
 import shlex
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Iterator, Optional
 
 import chess
 import chess.engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tune  # noqa: E402  (the position files' reader, beside this script)
+
+from ponderosa.engine.records import write_atomically  # noqa: E402
 
 DEFAULT_ENGINE = "/usr/games/stockfish"
 CHUNK = 200   # positions per task handed to a worker
@@ -38,24 +42,17 @@ _engine: Optional[chess.engine.SimpleEngine] = None
 _limit: Optional[chess.engine.Limit] = None
 
 
-def read_lines(path: Path) -> Iterator[tuple[int, str, Optional[str], Optional[float]]]:
-    """(line number, line, FEN, result) for each line; FEN and result are None on `#` and blank
-    lines, which are copied as they are. A broken line stops with file and line."""
-    with open(path, encoding="utf-8") as handle:
+def read_lines(path: Path) -> Iterator[tuple[str, Optional[str], Optional[float]]]:
+    """(line, FEN, result) for each line; FEN and result are None on `#` and blank lines, which
+    are copied as they are. A broken line stops with file and line (tune.py's reader)."""
+    with tune.open_text(path) as handle:
         for number, raw in enumerate(handle, 1):
             line = raw.rstrip("\n")
             if not line.strip() or line.startswith("#"):
-                yield number, line, None, None
+                yield line, None, None
                 continue
-            fen, _, result = line.rpartition(";")
-            try:
-                value = float(result)
-                if not 0.0 <= value <= 1.0:
-                    raise ValueError(f"result {result.strip()!r} is not between 0 and 1")
-                chess.Board(fen.strip())
-            except ValueError as error:
-                raise SystemExit(f"{path}:{number}: {error}") from None
-            yield number, line, fen.strip(), value
+            fen, value = tune.parse_position(path, number, line)
+            yield line, fen, value
 
 
 def ply_of(board: chess.Board) -> int:
@@ -111,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         chess.engine.SimpleEngine.popen_uci(shlex.split(args.engine)).quit()
     except (chess.engine.EngineError, chess.engine.EngineTerminatedError, OSError) as error:
         raise SystemExit(f"{args.engine}: the engine did not start: {error}") from None
-    fens = [fen for _, _, fen, _ in lines if fen is not None]
+    fens = [fen for _, fen, _ in lines if fen is not None]
     print(f"{args.positions}: {len(fens)} positions, {args.nodes} nodes each, {args.workers} workers",
           file=sys.stderr)
     started = time.monotonic()
@@ -126,25 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     except (chess.engine.EngineError, chess.engine.EngineTerminatedError, OSError) as error:
         raise SystemExit(f"{args.engine}: {error}") from None
 
-    folder = args.output.resolve().parent
-    handle, temporary = tempfile.mkstemp(prefix=args.output.name + ".", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(f"# tools/label.py: {args.engine}, {args.nodes} nodes, mix {args.mix:g}\n")
-            given = iter(labels)
-            for _, line, fen, result in lines:
-                if fen is None or result is None:
-                    out.write(line + "\n")
-                    continue
-                label = args.mix * result + (1.0 - args.mix) * next(given)
-                out.write(f"{fen};{label:.4f}\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)   # mkstemp's file is private; the output is an ordinary file
-        os.replace(temporary, args.output)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    out = [f"# tools/label.py: {args.engine}, {args.nodes} nodes, mix {args.mix:g}"]
+    given = iter(labels)
+    for line, fen, result in lines:
+        if fen is None or result is None:
+            out.append(line)
+        else:
+            out.append(f"{fen};{args.mix * result + (1.0 - args.mix) * next(given):.4f}")
+    write_atomically(args.output, "\n".join(out) + "\n")
     minutes = (time.monotonic() - started) / 60
     print(f"{len(labels)} positions labelled in {minutes:.1f} min: {args.output}", file=sys.stderr)
     return 0

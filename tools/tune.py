@@ -109,6 +109,20 @@ def positions_from_pgn(path: Path, max_games: int, per_game: int, skip_plies: in
                     yield fen, result, games
 
 
+def parse_position(path: Path, number: int, line: str) -> tuple[str, float]:
+    """The FEN and White's result of a `FEN;result` line (number `number` of path); the result is
+    1, 0.5, 0 or a label of tools/label.py between them. A broken line stops with file and line."""
+    fen, _, result = line.rpartition(";")
+    try:
+        value = float(result)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"result {result.strip()!r} is not between 0 and 1")
+        chess.Board(fen.strip())
+    except ValueError as error:
+        raise SystemExit(f"{path}:{number}: {error}") from None
+    return fen.strip(), value
+
+
 def read_position_file(path: Path) -> Iterator[tuple[str, float, int]]:
     """`FEN;result` lines (result 1, 0.5 or 0 for White, or an expected score between them from
     tools/label.py) with the number of the game each comes
@@ -125,15 +139,8 @@ def read_position_file(path: Path) -> Iterator[tuple[str, float, int]]:
                 continue
             if not line.strip() or line.startswith("#"):
                 continue
-            fen, _, result = line.rpartition(";")
-            try:
-                value = float(result)
-                if not 0.0 <= value <= 1.0:   # 1, 0.5, 0, or a label of tools/label.py between them
-                    raise ValueError(f"result {result.strip()!r} is not between 0 and 1")
-                chess.Board(fen.strip())
-            except ValueError as error:
-                raise SystemExit(f"{path}:{number}: {error}") from None
-            yield fen.strip(), value, game
+            fen, value = parse_position(path, number, line)
+            yield fen, value, game
             if not marked:
                 game += 1
 
