@@ -1,0 +1,116 @@
+# Included by search.pyx (one module: move ordering and the history updates); the names are module-level there.
+
+cdef void score_moves(SearchState* s, Move* moves, int* scores, int n, Move hash_move, int ply) noexcept nogil:
+    """Ordering scores: hash move, winning and even captures (by victim, then capture history),
+    killers, the counter move, quiets by their history statistics, losing captures."""
+    cdef Position* pos = &s.pos
+    cdef History* h = &s.history
+    cdef int i, victim, attacker, flag, piece, to
+    cdef int before = s.moved[ply + 1], before2 = s.moved[ply]
+    cdef Move m, counter = h.counter[before] if before else 0
+    for i in range(n):
+        m = moves[i]
+        flag = move_flag(m)
+        piece = pos.board[move_from(m)]
+        to = move_to(m)
+        if (m & 0xFFFF) == (hash_move & 0xFFFF) and hash_move:
+            scores[i] = SCORE_HASH
+        elif is_capture(pos, m) or flag >= FLAG_PROMO_KNIGHT:
+            victim = captured_value(pos, m)
+            attacker = piece & 7
+            if flag == FLAG_PROMO_QUEEN:
+                victim += SEE_VALUE[QUEEN]
+            elif flag >= FLAG_PROMO_KNIGHT:
+                scores[i] = SCORE_BAD_CAPTURE - 1000   # under-promotions last
+                continue
+            # Most valuable victim first, then what such captures achieved before; a capture by
+            # a more valuable piece is marked (lowest bit) for a static exchange check when it
+            # comes up (pick_next).
+            scores[i] = SCORE_GOOD_CAPTURE \
+                + (victim * 64 + h.capture[piece][to][captured_type(pos, m)] + CAPTURE_SCORE_OFFSET) * 2 \
+                + (1 if SEE_VALUE[attacker] > victim else 0)
+        elif m == s.killers[ply][0]:
+            scores[i] = SCORE_KILLER + 1
+        elif m == s.killers[ply][1]:
+            scores[i] = SCORE_KILLER
+        elif m == counter:
+            scores[i] = SCORE_COUNTER
+        else:
+            scores[i] = quiet_score(h, piece, to, before, before2)
+
+
+cdef inline Move pick_next(Position* pos, Move* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best-scored remaining move to `start`.
+
+    A capture marked for checking that loses material by exchange drops to the losing band
+    and the pick is made again, so SEE runs only on captures that are actually reached."""
+    cdef int best, i, tmp_score
+    cdef Move tmp
+    while True:
+        best = start
+        for i in range(start + 1, n):
+            if scores[i] > scores[best]:
+                best = i
+        if best != start:
+            tmp = moves[start]
+            moves[start] = moves[best]
+            moves[best] = tmp
+            tmp_score = scores[start]
+            scores[start] = scores[best]
+            scores[best] = tmp_score
+        if scores[start] >= SCORE_GOOD_CAPTURE and scores[start] < SCORE_HASH and (scores[start] & 1):
+            if see(pos, moves[start]) >= 0:
+                scores[start] -= 1
+            else:
+                scores[start] = SCORE_BAD_CAPTURE + (scores[start] - SCORE_GOOD_CAPTURE)
+                continue
+        return moves[start]
+
+
+cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
+    cdef int i
+    s.pv[ply][ply] = m
+    for i in range(ply + 1, s.pv_length[ply + 1]):
+        s.pv[ply][i] = s.pv[ply + 1][i]
+    s.pv_length[ply] = s.pv_length[ply + 1] if s.pv_length[ply + 1] > ply + 1 else ply + 1
+
+
+cdef inline int history_bonus(int depth) noexcept nogil:
+    cdef int plies = depth // ONE_PLY
+    return 16 * (plies * plies if plies < 20 else 400)
+
+
+cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets, int quiet_count,
+                             int ply, int depth) noexcept nogil:
+    """A quiet move cut off: it becomes a killer and the counter move of the move before, and
+    gains in every history table; the quiet moves searched before it lose as much."""
+    cdef Position* pos = &s.pos
+    cdef History* h = &s.history
+    cdef int bonus = history_bonus(depth)
+    cdef int before = s.moved[ply + 1], before2 = s.moved[ply]
+    cdef int i
+    if s.killers[ply][0] != best:
+        s.killers[ply][1] = s.killers[ply][0]
+        s.killers[ply][0] = best
+    if before:
+        h.counter[before] = best
+    add_quiet(h, pos.board[move_from(best)], move_to(best), before, before2, bonus)
+    for i in range(quiet_count):
+        if quiets[i] != best:
+            add_quiet(h, pos.board[move_from(quiets[i])], move_to(quiets[i]), before, before2, -bonus)
+
+
+cdef void update_capture_stats(SearchState* s, Move best, Move* captures, int capture_count,
+                               int depth) noexcept nogil:
+    """After a cut-off: the capture that made it (best, or 0 for a quiet move) gains, the captures
+    searched without cutting off lose."""
+    cdef Position* pos = &s.pos
+    cdef int bonus = history_bonus(depth)
+    cdef int i
+    cdef Move m
+    if best:
+        add_capture(&s.history, pos.board[move_from(best)], move_to(best), captured_type(pos, best), bonus)
+    for i in range(capture_count):
+        m = captures[i]
+        if m != best:
+            add_capture(&s.history, pos.board[move_from(m)], move_to(m), captured_type(pos, m), -bonus)
