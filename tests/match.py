@@ -33,22 +33,16 @@ move) or a time forfeit loses the game for the engine at fault and is counted fo
 from __future__ import annotations
 
 import argparse
-import asyncio
-import concurrent.futures
 import datetime
 import logging
 import math
-import os
 import queue
 import random
 import re
 import shlex
-import shutil
-import signal
 import sys
 import threading
-import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -57,70 +51,28 @@ import chess
 import chess.engine
 import chess.pgn
 
+# The engine processes and the games live in their own modules (tests/match_engines.py,
+# tests/match_games.py); sprt.py reaches the names it shares through this one.
+import match_engines
+from match_engines import (
+    OPPONENTS,
+    QUIT_TIMEOUT,
+    EngineSpec,
+    IOLog,
+    Player,
+    _EngineLogHandler,
+    kill_leftovers,
+    resolve_command,
+)
+from match_games import ENGINE_SIDE, OPPONENT_SIDE, GameRecord, Job, Opening, Settings, play_game
+
 REPO = Path(__file__).resolve().parents[1]
 # The match openings ship with the tests (tests/data/README.md gives their source).
 DEFAULT_OPENINGS = REPO / "tests" / "data" / "openings" / "noob_2moves.epd"
 
-START_TIMEOUT = 20.0   # seconds for an engine to start and finish its handshake
-QUIT_TIMEOUT = 3.0     # seconds an engine gets to exit after `quit` before it is killed
-RESULT_TIMEOUT = 3.0   # seconds for sending the game result to an engine
-FORFEIT_WAIT = 1.0     # after a flag fall, how long to go on waiting (only to report how late the move was)
-TRANSCRIPT_LINES = 400  # engine I/O lines kept per engine for error reports
 Z95 = 1.959963984540054
-
-GAMES_DIR = ("/usr/games", "/usr/local/games")
-
-
-@dataclass(frozen=True)
-class EngineSpec:
-    key: str                    # name on the command line and in the table
-    protocol: str               # "xboard" or "uci"
-    command: tuple[str, ...]
-    options: tuple[tuple[str, object], ...] = ()   # engine options set once after the start
-    note: str = ""
-
-
-OPPONENTS: dict[str, EngineSpec] = {
-    "fairymax": EngineSpec(
-        "fairymax", "xboard", ("fairymax",),
-        note="no opening book and no learning; declares setboard=0 (it wants `edit`), so every "
-             "opening is sent to it as moves from the start position"),
-    "phalanx": EngineSpec(
-        "phalanx", "xboard", ("phalanx", "-b-", "-l-", "-p-"),
-        note="-b- opening book off, -l- learning off, -p- pondering off; it does not resign (-r 0 default)"),
-    "sjeng": EngineSpec(
-        "sjeng", "xboard", ("sjeng",),
-        note="no flags exist; Debian ships no standard-chess book for it (only variant .opn books), "
-             "so it plays without a book, and its learning only touches book moves"),
-    "hoichess": EngineSpec(
-        "hoichess", "xboard",
-        ("hoichess", "--norc", "--initcmd", "hash size 32M", "--initcmd", "pawnhash size 4M",
-         "--initcmd", "evalcache size 4M"),
-        note="--norc skips hoichess.rc, whose `book open` is what loads its opening book; the rc "
-             "file's hash sizes are given with --initcmd instead; it keeps about 1 s in reserve and moves "
-             "without searching below that, so it is weak at base times of 1-2 s"),
-    "gnuchess": EngineSpec(
-        "gnuchess", "uci", ("gnuchess", "--uci"), options=(("OwnBook", False),),
-        note="UCI (GNU Chess 6.2.7 loses its XBoard handshake); OwnBook=false turns its book off"),
-    "ponderosa1": EngineSpec(
-        "ponderosa1", "xboard", ("ponderosa",), options=(("Threads", 1), ("OwnBook", False), ("Learn", 0)),
-        note="Ponderosa itself on one search thread, book and learning off: the reference for a "
-             "parallel-search match (--engine-option Threads=2 --engine-option OwnBook=false "
-             "--engine-option Learn=0)"),
-    # The strength issue's next rungs (not in the default gauntlet): one thread, 64 MB hash, no book.
-    "toga2": EngineSpec(
-        "toga2", "uci", ("toga2",), options=(("OwnBook", False), ("Hash", 64)),
-        note="Toga II 3.0, UCI; OwnBook=false (its performance.bin book off); single-threaded"),
-    "ethereal": EngineSpec(
-        "ethereal", "uci", ("ethereal-chess",), options=(("Threads", 1), ("Hash", 64)),
-        note="Ethereal 12, UCI; no book; Threads=1"),
-    "stockfish": EngineSpec(
-        "stockfish", "uci", ("stockfish",), options=(("Threads", 1), ("Hash", 64)),
-        note="Stockfish 15.1, UCI; no book; Threads=1"),
-}
 DEFAULT_OPPONENTS = "fairymax,phalanx,sjeng,hoichess,gnuchess"
 
-ENGINE_SIDE, OPPONENT_SIDE = "engine", "opponent"
 FAULTS = ("time", "illegal", "crash", "error")
 FAULT_WORDS = {"time": "time losses", "illegal": "illegal moves", "crash": "crashes", "error": "errors"}
 
@@ -273,31 +225,8 @@ def line_to(fen: str, max_plies: int = 6) -> list[chess.Move] | None:
     return found
 
 
-def rules_end(board: chess.Board) -> tuple[str, str] | None:
-    """(result, reason) when the game is over by the rules on the board as it stands."""
-    if board.is_checkmate():
-        return ("0-1", "Black mates") if board.turn == chess.WHITE else ("1-0", "White mates")
-    if board.is_stalemate():
-        return "1/2-1/2", "stalemate"
-    if board.is_insufficient_material():
-        return "1/2-1/2", "insufficient material"
-    if board.is_fifty_moves():
-        return "1/2-1/2", "50-move rule"
-    if board.is_repetition(3):
-        return "1/2-1/2", "threefold repetition"
-    return None
 
 
-def classify_engine_error(error: BaseException) -> str:
-    """'illegal' when python-chess rejected the engine's move, 'crash' when the process died,
-    else 'error' (an `Error`/`Illegal move` line from the engine, a protocol problem)."""
-    if isinstance(error, chess.engine.EngineTerminatedError):
-        return "crash"
-    text = str(error)
-    if re.search(r"illegal (san|uci|move \S+ in position)|invalid (san|uci)|ambiguous san|no matching legal move|"
-                 r"missing promotion piece|expected uci string|unsupported multi-leg", text):
-        return "illegal"
-    return "error"
 
 
 def format_elo(value: float) -> str:
@@ -319,471 +248,43 @@ def format_margin(value: float) -> str:
 # ----------------------------------------------------------------------------------------------
 # Engine I/O recording (python-chess protocols with a transcript)
 
-class IOLog:
-    """All engine I/O of the run to one file (--log), with time and engine label."""
-
-    def __init__(self, path: Path | None):
-        self.lock = threading.Lock()
-        self.file = open(path, "w", encoding="utf-8") if path else None
-        self.t0 = time.monotonic()
-
-    def write(self, label: str, direction: str, line: str) -> None:
-        if self.file is None:
-            return
-        with self.lock:
-            self.file.write(f"{time.monotonic() - self.t0:10.3f} {label} {direction} {line}\n")
-
-    def close(self) -> None:
-        if self.file is not None:
-            with self.lock:
-                self.file.close()
-                self.file = None
 
 
-IO_LOG = IOLog(None)
 
 
-class _Recorder:
-    """Mixin: keeps the last engine I/O lines and python-chess's 'unexpected output' complaints."""
-
-    label = "?"
-
-    def _init_recorder(self) -> None:
-        self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
-        self.unexpected: list[str] = []
-        self.declared_setboard: bool | None = None
-        self.go_sent: float | None = None      # when `go` was written (the request of a move)
-        self.move_seen: float | None = None    # when the first `move`/`bestmove` after it arrived
-
-    def _record(self, direction: str, line: str) -> None:
-        # The clock of a move runs from writing `go` to reading the move, both stamped here in the
-        # engine's I/O thread (python-chess's thread hops and its ping after the move are excluded).
-        if direction == ">" and (line == "go" or line.startswith("go ")):
-            self.go_sent, self.move_seen = time.monotonic(), None
-        elif direction == "<" and self.go_sent is not None and self.move_seen is None and \
-                (line.startswith("move ") or line.startswith("bestmove")):
-            self.move_seen = time.monotonic()
-        self.transcript.append(f"{direction} {line}")
-        if IO_LOG.file is not None:
-            transport = getattr(self, "transport", None)
-            pid = transport.get_pid() if transport is not None else "?"
-            IO_LOG.write(f"{self.label}[{pid}]", direction, line)
-
-    def _note_idle_error(self, line: str) -> None:
-        # python-chess drops lines that come while no command runs (e.g. the answer to `result`):
-        # keep the XBoard `Error`/`Illegal move` ones for the report.
-        if getattr(self, "command", None) is None and chess.engine.XBOARD_ERROR_REGEX.match(line):
-            self.unexpected.append(f"{line} (between commands)")
-
-    def send_line(self, line: str) -> None:
-        self._record(">", line)
-        super().send_line(line)  # type: ignore[misc]
 
 
-class MatchXBoardProtocol(_Recorder, chess.engine.XBoardProtocol):
-    """XBoard protocol that also drives engines declaring setboard=0: the script sends every
-    opening as moves from the start position, so python-chess never needs `setboard`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._init_recorder()
-
-    def _line_received(self, line: str) -> None:
-        self._record("<", line)
-        if line.startswith("feature") and re.search(r"\bsetboard=[01]\b", line):
-            self.declared_setboard = "setboard=1" in line
-            line = re.sub(r"\bsetboard=0\b", "setboard=1", line)
-        self._note_idle_error(line)
-        super()._line_received(line)
 
 
-class MatchUciProtocol(_Recorder, chess.engine.UciProtocol):
-    def __init__(self) -> None:
-        super().__init__()
-        self._init_recorder()
-        self.declared_setboard = True
-
-    def _line_received(self, line: str) -> None:
-        self._record("<", line)
-        super()._line_received(line)
 
 
-class _EngineLogHandler(logging.Handler):
-    """Routes python-chess's 'Unexpected engine output' warnings to the engine they are about."""
-
-    def __init__(self, verbose: bool):
-        super().__init__()
-        self.verbose = verbose
-
-    def emit(self, record: logging.LogRecord) -> None:
-        args = record.args if isinstance(record.args, tuple) else ()
-        if args and isinstance(args[0], _Recorder) and "Unexpected engine output" in str(record.msg):
-            args[0].unexpected.append(str(args[1]))
-        elif self.verbose:
-            try:
-                sys.stderr.write(f"python-chess: {record.getMessage()}\n")
-            except Exception:  # logging must never break a game
-                pass
 
 
-LIVE_PIDS: set[int] = set()
-LIVE_LOCK = threading.Lock()
 
 
-def resolve_command(command: tuple[str, ...] | list[str]) -> list[str]:
-    """The command with its program looked up on PATH, then in /usr/games (Debian's engines)."""
-    program = command[0]
-    found = shutil.which(program)
-    if found is None and os.sep not in program:
-        for folder in GAMES_DIR:
-            candidate = os.path.join(folder, program)
-            if os.access(candidate, os.X_OK):
-                found = candidate
-                break
-    return [found or program, *command[1:]]
 
 
-@dataclass
-class MoveOutcome:
-    result: chess.engine.PlayResult | None
-    elapsed: float
-    fault: str | None = None    # time / illegal / crash / error / aborted
-    detail: str = ""
 
 
-class Player:
-    """One engine process for one worker; restarted after anything went wrong with it."""
-
-    def __init__(self, spec: EngineSpec, label: str):
-        self.spec = spec
-        self.label = label
-        self.command = resolve_command(spec.command)
-        self.engine: chess.engine.SimpleEngine | None = None
-        self.name = label
-        self.dirty = False
-        self.unexpected: list[str] = []
-        self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
-
-    # -- life cycle
-    def start(self) -> None:
-        base = MatchXBoardProtocol if self.spec.protocol == "xboard" else MatchUciProtocol
-        protocol = type(base.__name__, (base,), {"label": self.label})   # labels the I/O log from the start
-        # setpgrp: a Ctrl-C in the terminal reaches the script only; the script closes the engines.
-        engine = chess.engine.SimpleEngine.popen(protocol, self.command, timeout=START_TIMEOUT, setpgrp=True)
-        self.transcript = engine.protocol.transcript  # type: ignore[attr-defined]
-        self.unexpected = engine.protocol.unexpected  # type: ignore[attr-defined]
-        with LIVE_LOCK:
-            LIVE_PIDS.add(engine.transport.get_pid())
-        self.engine = engine
-        self.dirty = False
-        try:
-            if self.spec.options:
-                engine.configure(dict(self.spec.options))
-        except Exception:
-            self.close()
-            raise
-        self.name = engine.id.get("name") or self.label
-
-    @property
-    def declared_setboard(self) -> bool:
-        return bool(self.engine and self.engine.protocol.declared_setboard is not False)  # type: ignore[attr-defined]
-
-    def alive(self) -> bool:
-        return self.engine is not None and not self.engine.protocol.returncode.done()
-
-    def ensure_started(self) -> None:
-        if self.engine is not None and (self.dirty or not self.alive()):
-            self.close()
-        if self.engine is None:
-            self.start()
-
-    def close(self) -> None:
-        """`quit`, then kill after QUIT_TIMEOUT (at once if the engine is in an unknown state)."""
-        engine, self.engine = self.engine, None
-        if engine is None:
-            return
-        pid = engine.transport.get_pid()
-        try:
-            if not self.dirty and not engine.protocol.returncode.done():
-                future = asyncio.run_coroutine_threadsafe(engine.protocol.quit(), engine.protocol.loop)
-                try:
-                    future.result(QUIT_TIMEOUT)
-                except BaseException:  # any failure: kill it below
-                    future.cancel()
-        finally:
-            engine.close()  # closes the transport, which kills a process still running
-            try:
-                engine.returncode.result(QUIT_TIMEOUT)
-            except BaseException:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            with LIVE_LOCK:
-                LIVE_PIDS.discard(pid)
-
-    # -- playing
-    def play(self, board: chess.Board, limit: chess.engine.Limit, game: object, wait: float,
-             stop: threading.Event) -> MoveOutcome:
-        """Ask for a move; waits at most `wait` seconds (the engine's clock plus FORFEIT_WAIT)."""
-        assert self.engine is not None
-        protocol = self.engine.protocol
-        done_at: list[float] = []
-        coroutine = protocol.play(board, limit, game=game, info=chess.engine.INFO_SCORE | chess.engine.INFO_BASIC,
-                                  ponder=False)
-        protocol.go_sent = protocol.move_seen = None  # type: ignore[attr-defined]
-        start = time.monotonic()
-        future = asyncio.run_coroutine_threadsafe(coroutine, protocol.loop)
-        future.add_done_callback(lambda _: done_at.append(time.monotonic()))
-        while True:
-            left = wait - (time.monotonic() - start)
-            if stop.is_set():
-                future.cancel()
-                self.dirty = True
-                return MoveOutcome(None, time.monotonic() - start, "aborted")
-            try:
-                result = future.result(timeout=max(0.0, min(0.1, left)))
-            except concurrent.futures.TimeoutError:
-                if left <= 0:
-                    future.cancel()
-                    self.dirty = True
-                    return MoveOutcome(None, time.monotonic() - start, "time", "no move")
-                continue
-            except concurrent.futures.CancelledError:
-                self.dirty = True
-                return MoveOutcome(None, time.monotonic() - start, "error", "search cancelled")
-            except Exception as error:  # every engine failure is reported, none raised
-                self.dirty = True
-                elapsed = (done_at[0] if done_at else time.monotonic()) - start
-                return MoveOutcome(None, elapsed, classify_engine_error(error), f"{type(error).__name__}: {error}")
-            go_sent, move_seen = protocol.go_sent, protocol.move_seen  # type: ignore[attr-defined]
-            if result.move is not None and go_sent is not None and move_seen is not None:
-                return MoveOutcome(result, move_seen - go_sent)
-            elapsed = (done_at[0] if done_at else time.monotonic()) - start
-            return MoveOutcome(result, elapsed)
-
-    def send_result(self, board: chess.Board, result: str, reason: str) -> None:
-        if self.engine is None or self.dirty or not self.alive():
-            return
-        winner = {"1-0": chess.WHITE, "0-1": chess.BLACK}.get(result)
-        ending = re.sub(r"[{}\r\n]", "", reason)
-        protocol = self.engine.protocol
-
-        async def result_then_ping() -> None:
-            await protocol.send_game_result(board, winner, ending)
-            # A ping drains what the engine says about the finished game (Fairy-Max answers
-            # `result` with an Error line, some engines print their own result line), so that
-            # none of it lands in the next game's first search.
-            await protocol.ping()
-
-        future = asyncio.run_coroutine_threadsafe(result_then_ping(), protocol.loop)
-        try:
-            future.result(RESULT_TIMEOUT)
-        except BaseException:  # the game is decided; restart the engine to be safe
-            future.cancel()
-            self.dirty = True
-
-    def tail(self, lines: int = 12) -> list[str]:
-        return list(self.transcript)[-lines:]
 
 
 # ----------------------------------------------------------------------------------------------
 # Games
 
-@dataclass(frozen=True)
-class Opening:
-    line: int                    # line number in the openings file
-    fen: str
-    moves: tuple[chess.Move, ...] | None   # from the start position, or None (setboard needed)
 
 
-@dataclass(frozen=True)
-class Job:
-    number: int          # 1-based over the whole run
-    opponent: str
-    round: str           # "opening.game", e.g. "3.2"
-    opening: Opening
-    engine_white: bool
 
 
-@dataclass
-class GameRecord:
-    job: Job
-    white: str
-    black: str
-    result: str
-    termination: str                 # PGN Termination tag value
-    reason: str                      # what happened, in words
-    fault: str | None = None      # time / illegal / crash / error
-    fault_side: str | None = None  # ENGINE_SIDE / OPPONENT_SIDE
-    plies: int = 0
-    pgn: str = ""
-
-    @property
-    def engine_points(self) -> float:
-        if self.result == "1/2-1/2":
-            return 0.5
-        white_won = self.result == "1-0"
-        return 1.0 if white_won == self.job.engine_white else 0.0
 
 
-@dataclass
-class Settings:
-    base: float
-    inc: float
-    max_plies: int
-    resign_moves: int      # 0 = off
-    resign_cp: int
-    time_margin: float
-    tc_text: str
-    event: str
 
 
-def score_comment(info: dict, elapsed: float) -> str:
-    parts = []
-    score = info.get("score")
-    if score is not None:
-        pov = score.relative
-        if pov.is_mate():
-            mate = pov.mate()
-            parts.append(f"{'+' if mate > 0 else '-'}M{abs(mate)}")
-        else:
-            parts.append(f"{pov.score() / 100:+.2f}")
-        if "depth" in info:
-            parts[-1] += f"/{info['depth']}"
-    parts.append(f"{elapsed:.3f}s")
-    return " ".join(parts)
 
 
-def white_cp(info: dict) -> int | None:
-    score = info.get("score")
-    if score is None:
-        return None
-    return score.white().score(mate_score=100000)
 
 
-def play_game(job: Job, engine: Player, opponent: Player, settings: Settings,
-              stop: threading.Event) -> GameRecord | None:
-    """Plays one game; None if it was aborted (Ctrl-C)."""
-    white, black = (engine, opponent) if job.engine_white else (opponent, engine)
-    side_of = {chess.WHITE: ENGINE_SIDE if job.engine_white else OPPONENT_SIDE,
-               chess.BLACK: OPPONENT_SIDE if job.engine_white else ENGINE_SIDE}
-    if job.opening.moves is not None:
-        board = chess.Board()
-        for move in job.opening.moves:
-            board.push(move)
-    else:
-        board = chess.Board(job.opening.fen)
-    opening_board = board.copy(stack=False)
-    opening_plies = len(board.move_stack)
-    clocks = {chess.WHITE: settings.base, chess.BLACK: settings.base}
-    token = object()
-    comments: list[str] = []
-    white_scores: list[int | None] = []
-    result = termination = reason = ""
-    fault = fault_side = None
-    names = {chess.WHITE: white.name, chess.BLACK: black.name}
-
-    def lose(color: bool, kind: str | None, why: str, pgn_termination: str) -> None:
-        nonlocal result, termination, reason, fault, fault_side
-        result = "0-1" if color == chess.WHITE else "1-0"
-        termination, reason = pgn_termination, why
-        if kind is not None:
-            fault, fault_side = kind, side_of[color]
-
-    while True:
-        ended = rules_end(board)
-        if ended:
-            result, reason = ended
-            termination = "normal"
-            break
-        if board.ply() >= settings.max_plies:
-            result, termination = "1/2-1/2", "adjudication"
-            reason = f"draw by adjudication: maximum length of {settings.max_plies} plies"
-            break
-        if settings.resign_moves:
-            recent = white_scores[-2 * settings.resign_moves:]
-            if len(recent) == 2 * settings.resign_moves and all(s is not None for s in recent):
-                if all(s >= settings.resign_cp for s in recent):  # type: ignore[operator]
-                    lose(chess.BLACK, None, "White wins by resign adjudication", "adjudication")
-                    break
-                if all(s <= -settings.resign_cp for s in recent):  # type: ignore[operator]
-                    lose(chess.WHITE, None, "Black wins by resign adjudication", "adjudication")
-                    break
-        color = board.turn
-        player = white if color == chess.WHITE else black
-        who = f"{'White' if color == chess.WHITE else 'Black'} ({names[color]})"
-        limit = chess.engine.Limit(white_clock=max(clocks[chess.WHITE], 0.001),
-                                   black_clock=max(clocks[chess.BLACK], 0.001),
-                                   white_inc=settings.inc, black_inc=settings.inc, clock_id=token)
-        outcome = player.play(board, limit, token, clocks[color] + settings.time_margin + FORFEIT_WAIT, stop)
-        if outcome.fault == "aborted":
-            return None
-        clocks[color] -= outcome.elapsed
-        if outcome.fault == "time" or (outcome.fault is None and clocks[color] < -settings.time_margin):
-            lose(color, "time", f"{who} loses on time (used {outcome.elapsed:.3f} s, had "
-                 f"{clocks[color] + outcome.elapsed:.3f} s{'; no move yet' if outcome.result is None else ''})",
-                 "time forfeit")
-            break
-        if outcome.fault is not None:
-            words = {"illegal": "plays an illegal move", "crash": "crashed", "error": "engine error"}[outcome.fault]
-            lose(color, outcome.fault, f"{who} {words}: {outcome.detail}", "rules infraction")
-            break
-        assert outcome.result is not None
-        play = outcome.result
-        move = play.move
-        if move is None:
-            if play.resigned:
-                lose(color, None, f"{who} resigns", "normal")
-            elif board.can_claim_draw():
-                result, termination = "1/2-1/2", "normal"
-                reason = f"{who} claims a draw ({'50-move rule' if board.can_claim_fifty_moves() else 'repetition'})"
-            else:
-                lose(color, "error", f"{who} made no move (a false claim or a null best move)", "rules infraction")
-            break
-        if move not in board.legal_moves:
-            lose(color, "illegal", f"{who} plays an illegal move: {move.uci()}", "rules infraction")
-            break
-        board.push(move)
-        clocks[color] += settings.inc
-        comments.append(score_comment(play.info, outcome.elapsed))
-        white_scores.append(white_cp(play.info))
-        if play.resigned and not rules_end(board):
-            lose(color, None, f"{who} resigns after its move", "normal")
-            break
-
-    record = GameRecord(job, white.name, black.name, result, termination, reason, fault, fault_side,
-                        board.ply())
-    record.pgn = game_pgn(record, settings, opening_board, board.move_stack[opening_plies:], comments)
-    for player in (white, black):
-        player.send_result(board, result, reason)
-    return record
 
 
-def game_pgn(record: GameRecord, settings: Settings, opening_board: chess.Board,
-             moves: list[chess.Move], comments: list[str]) -> str:
-    game = chess.pgn.Game()
-    game.headers["Event"] = settings.event
-    game.headers["Site"] = "?"
-    game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
-    game.headers["Round"] = record.job.round
-    game.headers["White"] = record.white
-    game.headers["Black"] = record.black
-    game.headers["Result"] = record.result
-    game.setup(opening_board)   # SetUp "1" and FEN of the opening position
-    game.headers["TimeControl"] = settings.tc_text
-    game.headers["Termination"] = record.termination
-    game.headers["TerminationDetails"] = record.reason
-    opening = record.job.opening
-    if opening.moves is not None:
-        game.headers["Opening"] = chess.Board().variation_san(list(opening.moves))
-    game.headers["OpeningLine"] = str(opening.line)
-    game.headers["PlyCount"] = str(len(moves))
-    node: chess.pgn.GameNode = game
-    for move, comment in zip(moves, comments):
-        node = node.add_variation(move, comment=comment)
-    node.comment = (node.comment + " " if node.comment else "") + record.reason
-    return str(game)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1077,14 +578,6 @@ def run_workers(target: Callable[[], None], count: int, stop: threading.Event,
         return True
 
 
-def kill_leftovers() -> None:
-    with LIVE_LOCK:
-        pids = list(LIVE_PIDS)
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 def build_openings(path: Path, count: int, seed: int | None) -> list[Opening]:
@@ -1176,7 +669,6 @@ def engine_spec_from(args: argparse.Namespace) -> EngineSpec:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global IO_LOG
     sys.setswitchinterval(0.0005)   # engine I/O threads get the GIL sooner (default 5 ms)
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     logger = logging.getLogger("chess.engine")
@@ -1190,7 +682,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         sys.stderr.write(f"openings: {error}\n")
         return 2
-    IO_LOG = IOLog(args.log)
+    match_engines.IO_LOG = IOLog(args.log)
     settings = Settings(args.base, args.inc, args.max_plies, args.resign_moves, args.resign_cp,
                         args.time_margin / 1000, args.tc, "Ponderosa gauntlet")
     gauntlet = Gauntlet(args, engine_spec_from(args), [OPPONENTS[key] for key in args.opponent_keys],
@@ -1202,7 +694,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         kill_leftovers()
-        IO_LOG.close()
+        match_engines.IO_LOG.close()
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ assert _SPEC is not None and _SPEC.loader is not None
 match = importlib.util.module_from_spec(_SPEC)
 sys.modules["match_script"] = match
 _SPEC.loader.exec_module(match)
-
+import match_engines  # noqa: E402  (tests/ is on the path: pytest puts it there, and match.py needs it too)
+import match_games  # noqa: E402
 
 # -- Elo and its margin
 
@@ -171,22 +172,22 @@ def _board(moves: str, fen: str = chess.STARTING_FEN) -> chess.Board:
 
 
 def test_rules_end():
-    assert match.rules_end(_board("f3 e5 g4 Qh4")) == ("0-1", "Black mates")
-    assert match.rules_end(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")) == ("1/2-1/2", "stalemate")
-    assert match.rules_end(chess.Board("8/8/4k3/8/8/3BK3/8/8 w - - 0 1")) == ("1/2-1/2", "insufficient material")
-    assert match.rules_end(chess.Board("8/8/4k3/8/8/3RK3/8/8 w - - 100 80")) == ("1/2-1/2", "50-move rule")
+    assert match_games.rules_end(_board("f3 e5 g4 Qh4")) == ("0-1", "Black mates")
+    assert match_games.rules_end(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")) == ("1/2-1/2", "stalemate")
+    assert match_games.rules_end(chess.Board("8/8/4k3/8/8/3BK3/8/8 w - - 0 1")) == ("1/2-1/2", "insufficient material")
+    assert match_games.rules_end(chess.Board("8/8/4k3/8/8/3RK3/8/8 w - - 100 80")) == ("1/2-1/2", "50-move rule")
     shuffle = "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1"
-    assert match.rules_end(_board(shuffle)) is None           # the start position seen twice only
-    assert match.rules_end(_board(shuffle + " Ng8")) == ("1/2-1/2", "threefold repetition")
-    assert match.rules_end(chess.Board("8/8/4k3/8/8/3RK3/8/8 w - - 99 80")) is None
+    assert match_games.rules_end(_board(shuffle)) is None           # the start position seen twice only
+    assert match_games.rules_end(_board(shuffle + " Ng8")) == ("1/2-1/2", "threefold repetition")
+    assert match_games.rules_end(chess.Board("8/8/4k3/8/8/3RK3/8/8 w - - 99 80")) is None
 
 
 def test_error_classification():
-    assert match.classify_engine_error(chess.engine.EngineTerminatedError("died")) == "crash"
-    assert match.classify_engine_error(chess.engine.EngineError("illegal uci: 'a1a2' in ...")) == "illegal"
-    assert match.classify_engine_error(chess.engine.EngineError("invalid san: 'xyz'")) == "illegal"
-    assert match.classify_engine_error(chess.engine.EngineError("Error (unknown command): post")) == "error"
-    assert match.classify_engine_error(chess.engine.EngineError("Illegal move: e2e4")) == "error"
+    assert match_engines.classify_engine_error(chess.engine.EngineTerminatedError("died")) == "crash"
+    assert match_engines.classify_engine_error(chess.engine.EngineError("illegal uci: 'a1a2' in ...")) == "illegal"
+    assert match_engines.classify_engine_error(chess.engine.EngineError("invalid san: 'xyz'")) == "illegal"
+    assert match_engines.classify_engine_error(chess.engine.EngineError("Error (unknown command): post")) == "error"
+    assert match_engines.classify_engine_error(chess.engine.EngineError("Illegal move: e2e4")) == "error"
 
 
 # -- a real game through python-chess, between two fake UCI engines
@@ -247,7 +248,7 @@ SETTINGS = match.Settings(base=0.5, inc=0.05, max_plies=30, resign_moves=0, resi
 @pytest.mark.parametrize("mode, fault", [("random", None), ("illegal", "illegal"), ("crash", "crash"),
                                          ("slow", "time")])
 def test_fake_engines_play_a_game(tmp_path, monkeypatch, mode, fault):
-    monkeypatch.setattr(match, "FORFEIT_WAIT", 0.1)
+    monkeypatch.setattr(match_games, "FORFEIT_WAIT", 0.1)
     engine = _fake_player(tmp_path, mode, at=3)
     opponent = _fake_player(tmp_path, "random")
     try:
