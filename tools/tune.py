@@ -58,6 +58,7 @@ from ponderosa.core_ext import evaluate  # noqa: E402
 from ponderosa.core_ext.board import Board  # noqa: E402
 from ponderosa.core_ext.evaluate import Evaluator  # noqa: E402
 from ponderosa.core_ext.position_set import PositionSet, is_quiet  # noqa: E402
+from ponderosa.engine.records import write_atomically  # noqa: E402
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 LN10 = math.log(10.0)
@@ -476,14 +477,20 @@ def collect(args: argparse.Namespace) -> list[Sample]:
         samples = [sample for sample in samples if has_equal_material(sample[0])]
         print(f"{len(samples)} of them with equal material", file=sys.stderr)
     if args.save_positions:
-        with open(args.save_positions, "w", encoding="utf-8") as out:
-            last = None
-            for fen, result, game in samples:
-                if game != last:
-                    out.write("# game\n")
-                    last = game
-                out.write(f"{fen};{result:g}\n")
+        write_atomically(args.save_positions, positions_text(samples))
     return samples
+
+
+def positions_text(samples: list[Sample]) -> str:
+    """The `FEN;result` lines of --save-positions, a `# game` line before each game's positions."""
+    lines: list[str] = []
+    last = None
+    for fen, result, game in samples:
+        if game != last:
+            lines.append("# game")
+            last = game
+        lines.append(f"{fen};{result:g}")
+    return "".join(line + "\n" for line in lines)
 
 
 def hold_out_games(samples: list[Sample], seed: int, share: float = 0.1) -> tuple[list[tuple[str, float]], int]:
