@@ -1,6 +1,9 @@
 """The 60-game gauntlet through UCI (slow): tests/match.py plays `ponderosa` as a UCI engine (the
 first command `uci` picks the protocol) against the five Debian engines, 12 games each; the engine
-must lose no game on time and play no illegal move. Several minutes; run niced on a shared machine."""
+must lose no game on time and play no illegal move. Several minutes; run niced on a shared machine,
+but not beside work that keeps every core busy: python-chess gives an XBoard engine 2 s from
+`protover 2` to start its feature list, and at nice 19 beside busy processes an XBoard opponent
+can miss that and "not declare" ping, which stops the run before its games."""
 from __future__ import annotations
 
 import os
