@@ -17,19 +17,19 @@ from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
 from ponderosa.engine.book.export import export_polyglot
-from ponderosa.engine.book.select import BookDecision
-from ponderosa.engine.fen import validate_fen
-from ponderosa.engine.ics import IcsSettings
-from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
-from ponderosa.engine.learning.learner import Learner
-from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
-from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.book.opening_book import (
     LARGE_BOOK_NAME,
     START_BOOK_NAME,
     BookProbe,
     OpeningBook,
 )
+from ponderosa.engine.book.select import BookDecision
+from ponderosa.engine.fen import validate_fen
+from ponderosa.engine.ics import IcsSettings
+from ponderosa.engine.learning.learner import Learner
+from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
+from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
+from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, TextIO
 import chess
 
 from ponderosa.engine.bench import BENCH_DEPTH
+from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
-from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import SuiteError, TestPosition
 from ponderosa.engine.worker import MAX_THREADS

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TextIO
 
 from ponderosa.engine.book.file import BookFileError
-from ponderosa.engine.learning.store import LearnedStoreError, parse_bookeval
-from ponderosa.engine.learning.learner import LearnFileError
 from ponderosa.engine.book.opening_book import book_table
+from ponderosa.engine.learning.learner import LearnFileError
+from ponderosa.engine.learning.store import LearnedStoreError, parse_bookeval
 from ponderosa.protocol.console_commands import CommandError, number_argument, positive_int
 
 if TYPE_CHECKING:

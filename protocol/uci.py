@@ -16,6 +16,7 @@ import chess
 
 from ponderosa.core_ext.board import START_FEN
 from ponderosa.engine.book.file import BookFileError
+from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.clock import (
     TimeBudget,
     budget_for_move_time,
@@ -26,7 +27,6 @@ from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, Engine, IllegalMov
 from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.learning.store import LearnedStoreError
-from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits, SearchResult, Thinking, mate_distance
 from ponderosa.protocol.uci_options import UCI_OPTIONS, apply_option

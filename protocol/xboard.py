@@ -14,17 +14,17 @@ from typing import Callable, TextIO
 
 import chess
 
+from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.clock import TimeControl
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.notation import san_moves
-from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking, mate_distance
-from ponderosa.protocol.xboard_ics import XBoardIcs
-from ponderosa.protocol.xboard_tablebases import XBoardTablebases
 from ponderosa.protocol.xboard_clock import XBoardClock
+from ponderosa.protocol.xboard_ics import XBoardIcs
 from ponderosa.protocol.xboard_options import OPTIONS, XBoardOptions
+from ponderosa.protocol.xboard_tablebases import XBoardTablebases
 from ponderosa.protocol.xboard_threads import XBoardThreads
 
 log = logging.getLogger("ponderosa.xboard")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from ponderosa.engine.book.export import export_polyglot, export_weights
 from ponderosa.engine.book.file import OpeningBookFile, write_polyglot_in_key_order
-from ponderosa.engine.learning.store import SQLiteLearnedStore
 from ponderosa.engine.book.opening_book import OpeningBook
+from ponderosa.engine.learning.store import SQLiteLearnedStore
 
 
 def main() -> None:

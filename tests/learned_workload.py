@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ponderosa.engine.learning.store import GameLearning, LearnedStore, PositionEntry, open_learned_store
 from ponderosa.engine.learning.rules import LearnedUpdate
+from ponderosa.engine.learning.store import GameLearning, LearnedStore, PositionEntry, open_learned_store
 
 SHARED_KEY = 0xF00D_0000_0000_0001     # above 2**63: stored as a negative BIGINT
 SHARED_MOVE = "e2e4"                    # every game: one book update and one own result

@@ -18,9 +18,9 @@ The LLR is the normal (generalised SPRT) approximation used by fishtest and Open
 with N pairs, m and v the mean and variance of the per-pair score (points / 2), and s0, s1 the
 expected scores of elo0 and elo1. Empty categories get 0.001 of a pair, so a one-sided start
 (all wins so far) has a finite variance; still, the first few pairs give a variance near zero
-and a meaningless LLR, so no decision is taken (and no LLR printed) before --min-pairs pairs (default 20). The games are played by match.py's machinery (clocks,
-adjudication, fault handling, PGN); a time loss, illegal move or crash loses that game and is
-reported.
+and a meaningless LLR, so no decision is taken (and no LLR printed) before --min-pairs pairs
+(default 20). The games are played by match.py's machinery (clocks, adjudication, fault
+handling, PGN); a time loss, illegal move or crash loses that game and is reported.
 
 An SPRT that cannot finish in one sitting goes on with --resume: give it the earlier run's PGN
 and the same builds, options and --seed (and --max-games, which fixes the sample). The complete
@@ -187,8 +187,9 @@ def resumed_pairs(path: Path, openings: list[tuple[int, str]]) -> dict[int, tupl
                 continue
             index, value = points
             if index >= len(openings) or headers.get("OpeningLine") != str(openings[index][0]):
-                raise ValueError(f"{where}: OpeningLine {headers.get('OpeningLine')!r} is not the opening this "
-                                 f"seed plays in pair {index + 1}; resume with the earlier run's --seed and --max-games")
+                raise ValueError(f"{where}: OpeningLine {headers.get('OpeningLine')!r} is not the opening "
+                                 f"this seed plays in pair {index + 1}; resume with the earlier run's --seed "
+                                 "and --max-games")
             halves.setdefault(index, {})[headers["Round"].partition(".")[2]] = value
     return {index: (games["1"], games["2"]) for index, games in halves.items() if len(games) == 2}
 

@@ -14,7 +14,8 @@ import chess.pgn
 import chess.polyglot
 import pytest
 
-from ponderosa.engine.book import build as book_build, file as book_file
+from ponderosa.engine.book import build as book_build
+from ponderosa.engine.book import file as book_file
 from ponderosa.engine.book.build import (
     PgnFileError,
     add_to_book,

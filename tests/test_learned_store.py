@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from ponderosa.engine.learning import store as learned
 from ponderosa.engine.book.file import encode_move
 from ponderosa.engine.engine import Engine
+from ponderosa.engine.learning import store as learned
+from ponderosa.engine.learning.rules import AGING_FACTOR, RESULT_LEARNED_VALUE, LearnedUpdate
 from ponderosa.engine.learning.store import (
     GameLearning,
     LearnedStore,
@@ -35,7 +36,6 @@ from ponderosa.engine.learning.store import (
     SQLiteLearnedStore,
     open_learned_store,
 )
-from ponderosa.engine.learning.rules import AGING_FACTOR, RESULT_LEARNED_VALUE, LearnedUpdate
 
 from learned_workload import (
     EVEN_MOVE,

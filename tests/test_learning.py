@@ -340,8 +340,8 @@ def test_terra_selection_uses_the_engines_own_results(workdir: Path) -> None:
 
 
 def test_learning_aging_fades_mild_values_of_skipped_moves(workdir: Path) -> None:
-    from ponderosa.engine.learning.store import GameLearning
     from ponderosa.engine.learning.rules import LearnedUpdate
+    from ponderosa.engine.learning.store import GameLearning
     engine = paper_engine(workdir)
     key = board_after(AFTER_3_A6).key
     engine.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b5a4", -150.0)]))

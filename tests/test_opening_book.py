@@ -12,10 +12,10 @@ import pytest
 
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.book.build import create_book, create_start_book
+from ponderosa.engine.book.opening_book import OpeningBook, packaged_book
 from ponderosa.engine.book.select import FLAG_BAD
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.learning.store import SQLiteLearnedStore, parse_bookeval
-from ponderosa.engine.book.opening_book import OpeningBook, packaged_book
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.xboard import XBoardSession
 

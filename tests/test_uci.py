@@ -11,6 +11,7 @@ from pathlib import Path
 
 import chess
 import pytest
+from test_search import BENCH_SIGNATURE  # the bench's node total, pinned in one place
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import Thinking
@@ -18,7 +19,6 @@ from ponderosa.protocol import cli
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.uci import UciSession, parse_go
 
-from test_search import BENCH_SIGNATURE   # the bench's node total, pinned in one place
 from uci_harness import BESTMOVE, INFO_FIELDS, UciEngine, infos, parse_info, program
 
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"

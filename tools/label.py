@@ -24,8 +24,8 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, Optional
 
 import chess
 import chess.engine
@@ -38,11 +38,11 @@ from ponderosa.engine.records import write_atomically  # noqa: E402
 DEFAULT_ENGINE = "/usr/games/stockfish"
 CHUNK = 200   # positions per task handed to a worker
 
-_engine: Optional[chess.engine.SimpleEngine] = None
-_limit: Optional[chess.engine.Limit] = None
+_engine: chess.engine.SimpleEngine | None = None
+_limit: chess.engine.Limit | None = None
 
 
-def read_lines(path: Path) -> Iterator[tuple[str, Optional[str], Optional[float]]]:
+def read_lines(path: Path) -> Iterator[tuple[str, str | None, float | None]]:
     """(line, FEN, result) for each line; FEN and result are None on `#` and blank lines, which
     are copied as they are. A broken line stops with file and line (tune.py's reader)."""
     with tune.open_text(path) as handle:
@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("positions", type=Path, help="`FEN;result` file to label")
     parser.add_argument("output", type=Path, help="`FEN;label` file to write")
-    parser.add_argument("--engine", default=DEFAULT_ENGINE, help=f"UCI engine's command line (default {DEFAULT_ENGINE})")
+    parser.add_argument("--engine", default=DEFAULT_ENGINE,
+                        help=f"UCI engine's command line (default {DEFAULT_ENGINE})")
     parser.add_argument("--nodes", type=int, default=4000, help="nodes searched per position (default 4000)")
     parser.add_argument("--mix", type=float, default=0.3,
                         help="share of the game result in the label, the rest is the engine's (default 0.3)")

@@ -22,8 +22,8 @@ from ponderosa.engine.book.file import (
     encode_move,
     write_polyglot_in_key_order,
 )
-from ponderosa.engine.book.select import BookSettings, Candidate, rank
 from ponderosa.engine.book.opening_book import BookSource, OpeningBook, merge_entries
+from ponderosa.engine.book.select import BookSettings, Candidate, rank
 
 POLYGLOT_WEIGHT_SCALE = 10000   # a move certain to be chosen gets this weight
 STATISTICS_CACHE_SIZE = 500_000  # rankings of several-move positions kept during an export

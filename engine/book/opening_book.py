@@ -27,8 +27,8 @@ from ponderosa.engine.book.file import (
     open_book_file,
 )
 from ponderosa.engine.book.select import BookDecision, BookSettings, Candidate, RankedMove, choose, rank
-from ponderosa.engine.learning.store import LearnedMove, LearnedStore
 from ponderosa.engine.learning.rules import POSTBOOK_MIN_ADVANTAGE, RESULT_LEARNED_VALUE, is_playable
+from ponderosa.engine.learning.store import LearnedMove, LearnedStore
 
 log = logging.getLogger("ponderosa.book")
 

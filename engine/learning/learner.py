@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 import chess
 
 from ponderosa.core_ext.board import Board
+from ponderosa.engine.book.opening_book import OpeningBook
 from ponderosa.engine.book.select import FLAG_BAD
-from ponderosa.engine.learning.store import GameLearning, LearnedStore, PositionEntry
 from ponderosa.engine.learning.rules import (
     LEARN_BOOK,
     LEARN_DEFAULT,
@@ -42,7 +42,7 @@ from ponderosa.engine.learning.rules import (
     postbook_worth_adding,
     result_learning_step,
 )
-from ponderosa.engine.book.opening_book import OpeningBook
+from ponderosa.engine.learning.store import GameLearning, LearnedStore, PositionEntry
 
 if TYPE_CHECKING:   # chess.pgn (and asyncio under it) loads only when a .lrn file is written or read
     import chess.pgn
