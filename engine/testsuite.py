@@ -1,12 +1,17 @@
 """Test suites: EPD files with bm/am, and Crafty's title/setboard/solution/end format."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Union
 
 import chess
 
 from ponderosa.engine.fen import FenError, validate_fen
+
+# What python-chess's Board.from_epd gives for one operation.
+EpdOperand = Union[None, str, int, float, chess.Move, list[chess.Move]]
 
 
 class SuiteError(ValueError):
@@ -38,17 +43,26 @@ def _san_set(board: chess.Board, words: list[str], where: str) -> set[str]:
     return moves
 
 
+def _epd_moves(operations: Mapping[str, EpdOperand], opcode: str, where: str) -> set[str]:
+    """The UCI moves of a bm or am operation. python-chess parses an unquoted operand as moves;
+    a quoted or numeric one (`bm "e4"`, `bm 1`) comes back as a string or a number."""
+    operand = operations.get(opcode, [])
+    if not isinstance(operand, list):
+        raise SuiteError(f"{where}: {opcode} {operand!r} is not a list of moves")
+    return {move.uci() for move in operand}
+
+
 def _read_epd_line(line: str, where: str) -> TestPosition:
     try:
         board, operations = chess.Board.from_epd(line)
     except ValueError as error:
         raise SuiteError(f"{where}: bad EPD: {error}") from None
     title = str(operations.get("id", where))
-    best = operations.get("bm", [])
-    avoid = operations.get("am", [])
+    best = _epd_moves(operations, "bm", where)
+    avoid = _epd_moves(operations, "am", where)
     if not best and not avoid:
         raise SuiteError(f"{where}: the position has neither bm nor am")
-    return TestPosition(title, board.fen(), {m.uci() for m in best}, {m.uci() for m in avoid})
+    return TestPosition(title, board.fen(), best, avoid)
 
 
 def _read_crafty(lines: list[str], path: Path) -> list[TestPosition]:
