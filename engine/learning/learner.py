@@ -188,7 +188,7 @@ class Learner:
     def _out_of_book_samples(self, record: GameRecord, left_book: int) -> list[tuple[int, int, SearchSample]]:
         """(ply, key, sample) of the engine's first searches after the book line."""
         board = Board(record.start_fen)
-        samples = []
+        samples: list[tuple[int, int, SearchSample]] = []
         for ply, move in enumerate(record.moves):
             if ply >= left_book and ply in record.samples and len(samples) < SEARCHES_REMEMBERED:
                 samples.append((ply, board.key, record.samples[ply]))
@@ -456,6 +456,7 @@ def read_position_lrn(path: Path) -> tuple[list[tuple[str, PositionEntry]], list
                 skipped.append(f"{problem} (an incomplete last line, skipped)")
                 continue
             raise LearnFileError(problem)
+        assert match is not None   # a line that does not match has a problem: skipped or raised above
         entries.append((match.group("game"), PositionEntry(board.key, int(match.group("ce")),
                                                            int(match.group("acd")), int(match.group("bound")))))
     return entries, skipped
