@@ -2,6 +2,7 @@
 bstat, show book, the Terra limits, learn and import)."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TextIO
 
@@ -24,6 +25,10 @@ class BookCommands:
     out: TextIO
     show_book: bool
     say: Callable[..., None]
+    _write_lock: threading.Lock
+
+    if TYPE_CHECKING:   # provided by Console
+        def _on_off(self, args: list[str], usage: str) -> bool: ...
 
     def cmd_book(self, args: list[str]) -> None:
         """Crafty's book command and its sub-commands (see COMMANDS for the list)."""

@@ -35,6 +35,10 @@ class XBoardClock:
     operator_seconds: float
     ponder_enabled: bool
     ics_on: bool
+    engine_side: bool | None
+
+    if TYPE_CHECKING:   # provided by XBoardSession
+        def _abandon(self) -> None: ...
 
     def _time_budget(self):
         return allocate(self.control, self.own_seconds, self.opponent_seconds, self.moves_played,
