@@ -416,11 +416,12 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             if depth >= 3 * ONE_PLY and not quiet and not pv_node and not move_checks and not checked \
                     and scores[i] < SCORE_GOOD_CAPTURE:
                 reduction = ONE_PLY   # a capture that loses material by exchange
-            elif depth >= 3 * ONE_PLY and searched >= (3 if pv_node else 2) and quiet and not move_checks \
-                    and not checked:
+            elif depth >= 3 * ONE_PLY and searched >= (3 if pv_node else 2) and quiet and not checked:
                 reduction = LMR_TABLE[plies if plies < 64 else 63][searched if searched < 64 else 63]
                 if pv_node:
                     reduction -= 1
+                if move_checks:
+                    reduction -= 1   # a late quiet check is reduced too, a ply less (its extension stays)
                 if not improving:
                     reduction += 1
                 if scores[i] >= SCORE_COUNTER:
