@@ -501,8 +501,7 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
             return
         limits, excluded = self._limits(), self.root_exclusions()
         if probe.search_only:
-            assert probe.decision is not None   # moves to search come only from a book decision (OpeningBook.probe)
-            self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.game)}}} (searching them)")
+            self.say(f"    book moves {{{probe.search_only_text(self.engine.game)}}} (searching them)")
             limits, excluded = self.engine.book_search(probe, limits)
         self.say(f"       depth    time   score   variation ({self._threads_text()})")
         result = self.engine.think(limits, on_thinking=self.show_thinking, excluded=excluded)

@@ -198,9 +198,8 @@ class XBoardSession(XBoardClock, XBoardOptions, XBoardIcs, XBoardThreads, XBoard
             self._play_book_move(probe)
             return
         if probe.search_only:
-            assert probe.decision is not None   # moves to search come only from a book decision (OpeningBook.probe)
             limits, excluded = self.engine.book_search(probe, self._think_limits())
-            self._send_debug(f"book moves {{{book_moves_text(probe.decision, self.engine.game)}}}: searching them")
+            self._send_debug(f"book moves {{{probe.search_only_text(self.engine.game)}}}: searching them")
             self._start("think", limits, excluded=excluded | self.excluded)
             return
         self._start("think", self._think_limits())

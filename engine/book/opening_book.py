@@ -64,6 +64,12 @@ class BookProbe:
             return 0.0
         return next((ranked.probability for ranked in self.decision.ranked if ranked.candidate.move == self.move), 0.0)
 
+    def search_only_text(self, game: chess.Board | None = None) -> str:
+        """The book moves shown when the engine searches among them (book random 0): search_only
+        is set only from a book decision (OpeningBook.probe), so there is one to show."""
+        assert self.decision is not None, "search_only without a book decision"
+        return book_moves_text(self.decision, game)
+
 
 def merge_entries(move: str, large: BookEntry | None, start: BookEntry | None,
                   user_value: int | None, learned: LearnedMove | None = None, evaluation: int = 0) -> Candidate:
