@@ -1,7 +1,10 @@
 """Write the start-book source PGN: the hand-written repertoire marks (start_flags.pgn) first,
 then every named opening line of the CC0 lichess opening tables (eco/name/pgn TSV files).
 
-    python books/make_start_pgn.py ../shared/data/openings/[a-e].tsv > books/start.pgn
+    python books/make_start_pgn.py OPENINGS/[a-e].tsv > books/start.pgn
+
+OPENINGS is a copy of the lichess-org/chess-openings repository (CC0-1.0; books/README.md names
+the commit the shipped start.pgn was made from).
 
 The TSV lines carry no marks: in the start book they only add named moves; the marks in
 start_flags.pgn are what steer the engine (Crafty's `!`, `?` and `{play nn%}`)."""

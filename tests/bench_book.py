@@ -20,9 +20,9 @@ from pathlib import Path
 from ponderosa.engine.book.build import create_book
 from ponderosa.engine.book.file import OpeningBookFile, unsigned_key
 
-# The master collection is not in the repository: PONDEROSA_DATA, else ../shared/data beside the checkout.
-DEFAULT_PGN = (Path(os.environ.get("PONDEROSA_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-               / "games" / "gnuchess_book_1.02.pgn.xz")
+# The master collection is not in the repository: the folder PONDEROSA_DATA names holds it (docs/DATA.md).
+DEFAULT_PGN = (Path(os.environ["PONDEROSA_DATA"]) / "games" / "gnuchess_book_1.02.pgn.xz"
+               if os.environ.get("PONDEROSA_DATA") else None)
 
 
 def probe_median_microseconds(path: str, probes: int) -> tuple[float, int]:
@@ -42,7 +42,8 @@ def probe_median_microseconds(path: str, probes: int) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pgn", default=str(DEFAULT_PGN))
+    parser.add_argument("--pgn", default=None if DEFAULT_PGN is None else str(DEFAULT_PGN),
+                        help="games (default: $PONDEROSA_DATA/games/gnuchess_book_1.02.pgn.xz)")
     parser.add_argument("--moves", type=int, default=60)
     parser.add_argument("--min-games", type=int, default=1)
     parser.add_argument("--win-percent", type=float, default=0.0)
@@ -50,6 +51,8 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="keep the book here (default: a temporary file)")
     parser.add_argument("--probes", type=int, default=10_000)
     options = parser.parse_args()
+    if options.pgn is None:
+        parser.error("give --pgn FILE, or set PONDEROSA_DATA to the folder holding games/gnuchess_book_1.02.pgn.xz")
 
     with tempfile.TemporaryDirectory() as folder:
         out = options.out or os.path.join(folder, "bench.book")

@@ -1,4 +1,4 @@
-"""Shared test helpers: where the project's shared data lives, and EPD perft parsing."""
+"""Shared test helpers: where the test data lives, and EPD perft parsing."""
 from __future__ import annotations
 
 import os
@@ -10,9 +10,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 # What the default run reads lives in the repository (tests/data/README.md gives each file's source).
 DATA = REPO / "tests" / "data"
-# The large collections (the 145,716 master games) stay outside: PONDEROSA_DATA, or the project's
-# shared data folder beside the checkout when it is there. Only slow tests read them.
-LARGE_DATA = Path(os.environ.get("PONDEROSA_DATA", REPO.parent / "shared" / "data"))
+# The large collections (the 145,716 master games) are not in the repository: the folder that
+# PONDEROSA_DATA names holds them (docs/DATA.md says where each comes from). Only slow tests read them.
+LARGE_DATA = Path(os.environ["PONDEROSA_DATA"]) if os.environ.get("PONDEROSA_DATA") else None
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +31,9 @@ def data_file(*parts: str) -> Path:
 
 
 def large_data_file(*parts: str) -> Path:
-    """A file of the large shared data (slow tests only); the test skips, saying what to set, without it."""
+    """A file of the large data folder (slow tests only); the test skips, saying what to set, without it."""
+    if LARGE_DATA is None:
+        pytest.skip(f"PONDEROSA_DATA is not set: set it to a folder holding {'/'.join(parts)} (docs/DATA.md)")
     path = LARGE_DATA.joinpath(*parts)
     if not path.is_file():
         pytest.skip(f"{path} not found: set PONDEROSA_DATA to a folder holding {'/'.join(parts)}")
