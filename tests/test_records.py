@@ -329,12 +329,12 @@ def test_xboard_log_option_turns_the_game_files_on(shared_engine: Engine) -> Non
 def test_continuing_a_pair_moves_the_start_up_output_into_its_log() -> None:
     from ponderosa.engine.records import GameFiles
     Path("game.001").write_text("1. e4 *\n")
-    Path("log.001").write_text("first session\n")
+    Path("log.001").write_text("first run\n")
     files = GameFiles(Path.cwd())
     files.enabled = True
     files.write_log("banner\n")                      # opens log.002 before `c` is handled
     assert Path("log.002").is_file()
     files.continue_pair(1)
-    files.write_log("second session\n")
+    files.write_log("second run\n")
     assert not Path("log.002").exists()
-    assert Path("log.001").read_text() == "first session\nbanner\nsecond session\n"
+    assert Path("log.001").read_text() == "first run\nbanner\nsecond run\n"

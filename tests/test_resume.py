@@ -94,7 +94,7 @@ def test_killed_mid_game_then_ponderosa_c_continues_from_the_last_move() -> None
     tags = chess.pgn.read_headers(open("game.001"))
     assert tags is not None and tags["Black"] == "Ponderosa"
     log = Path("log.001").read_text()
-    assert "Black(1):" in log and "continuing the game" in log   # both sessions wrote the same log
+    assert "Black(1):" in log and "continuing the game" in log   # both runs wrote the same log
 
 
 def test_ponderosa_c_without_a_game_file_says_so() -> None:

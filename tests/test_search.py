@@ -193,10 +193,10 @@ def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
 # Any change to either changes it; update it deliberately in the same commit (and say why).
 # 8,089,164 until the search gained continuation/capture history, singular extensions and the
 # evaluation's correction history (2026-11-25, docs/STRENGTH.md); 12,395,178 until the evaluation
-# weights tuned on self-play positions were accepted (third session, docs/STRENGTH.md); 11,893,265
-# until the threat terms and the weights retuned with them (fourth session); 7,381,636 until internal
-# iterative reduction (eighth session); 4,600,056 until late quiet checks were reduced too
-# (fifteenth session).
+# weights tuned on self-play positions were accepted (bd39a90, 2026-11-25); 11,893,265 until the
+# threat terms and the weights retuned with them (ae557b4); 11,882,241 until pruning near the leaves
+# (23fbb91, 2026-11-26); 7,381,636 until internal iterative reduction (68be058); 4,600,056 until
+# late quiet checks were reduced too (93b3e90, 2026-11-27).
 BENCH_SIGNATURE = 4107383
 
 
