@@ -1,4 +1,4 @@
-"""The numbered conformance cases of ../shared/PROTOCOL.md §11 (T01-T114), one test each,
+"""The numbered conformance cases of docs/PROTOCOL.md §11 (T01-T114), one test each,
 run against the installed `ponderosa --xboard` through tests/xboard_harness.py.
 
 Where a case would take more than a few seconds with the clock values printed in §11

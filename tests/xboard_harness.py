@@ -1,4 +1,4 @@
-"""A subprocess driver for `ponderosa --xboard`, as ../shared/PROTOCOL.md §11.0 describes.
+"""A subprocess driver for `ponderosa --xboard`, as docs/PROTOCOL.md §11.0 describes.
 
 Lines are read on a thread of their own, so every read has a timeout; the harness keeps
 a python-chess board of the game it has told the engine about, so that moves can be
