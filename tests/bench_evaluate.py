@@ -15,7 +15,7 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 
-WAC = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "suites" / "wac.epd"
+WAC = Path(__file__).resolve().parent / "data" / "suites" / "wac.epd"
 
 
 def main() -> None:
