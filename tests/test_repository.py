@@ -1,0 +1,113 @@
+"""The repository as a fresh clone sees it: no path that leads outside it, no work-in-progress
+folders under docs/, and documents that speak of the product and its versions, not of who
+worked when."""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Built from pieces so that this file does not name what it looks for.
+OUTSIDE = "../" + "shared"
+# The provenance note of the test data and the CI script's comment may name the folder they
+# were copied from, or that a clone does not have.
+MAY_NAME_OUTSIDE = {"tests/data/README.md", ".ci/run"}
+# protocol/ is being restructured in a change of its own, which points this docstring line at
+# docs/PROTOCOL.md; until that lands, this line alone makes the test an expected failure.
+PENDING_ELSEWHERE = {"protocol/xboard.py": "See " + OUTSIDE + "/PROTOCOL.md"}
+
+WORK_PERIOD = re.compile("(first|second|third|[a-z]+th) " + "session", re.IGNORECASE)
+# There a session is the moves of one time control (XBoard's `level 40 5 0`), not a period of work.
+TIME_CONTROL_CODE = {"engine/clock.py", "tests/test_clock.py"}
+
+# What a tree walk leaves out when there is no git (.ci/run tests a `git archive` copy): the
+# virtual environment, build output and caches, compiled and generated files.
+SKIPPED_FOLDERS = {".git", ".venv", "venv", "build", "dist", "__pycache__", ".pytest_cache",
+                   ".mypy_cache", ".ruff_cache", ".hypothesis"}
+SKIPPED_SUFFIXES = {".so", ".c", ".html", ".pyc"}
+
+
+def _git_files() -> list[str] | None:
+    """Tracked files, or None when this checkout is not a git repository (or git is missing)."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        return None
+    try:
+        listing = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True,
+                                 timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [name for name in listing.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+def _walked_files() -> list[str]:
+    found = []
+    for folder, subfolders, files in os.walk(REPO):
+        subfolders[:] = [name for name in subfolders
+                         if name not in SKIPPED_FOLDERS and not name.endswith(".egg-info")]
+        for name in files:
+            if Path(name).suffix not in SKIPPED_SUFFIXES:
+                found.append(Path(folder, name).relative_to(REPO).as_posix())
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def text_files() -> dict[str, str]:
+    """Every tracked text file (every file of the tree when there is no git) and its text;
+    binary files (a NUL byte) are left out."""
+    names = _git_files()
+    if names is None:
+        names = _walked_files()
+    texts = {}
+    for name in sorted(names):
+        path = REPO / name
+        if not path.is_file():
+            continue   # deleted in the working tree
+        data = path.read_bytes()
+        if b"\0" in data:
+            continue
+        texts[name] = data.decode("utf-8", "replace")
+    assert texts, f"no text files found under {REPO}"
+    return texts
+
+
+def lines_matching(found: Callable[[str], bool], skip: set[str]) -> list[str]:
+    """`path:line: text` for every line of the text files (but those in skip) where found(line)."""
+    hits = []
+    for name, text in text_files().items():
+        if name in skip:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if found(line):
+                hits.append(f"{name}:{number}: {line.strip()[:120]}")
+    return hits
+
+
+def test_no_file_names_a_folder_outside_the_repository() -> None:
+    offenders = lines_matching(lambda line: OUTSIDE in line, MAY_NAME_OUTSIDE)
+    pending = [hit for hit in offenders
+               if any(hit.startswith(f"{path}:") and text in hit for path, text in PENDING_ELSEWHERE.items())]
+    if offenders and offenders == pending:
+        pytest.xfail("only the line the protocol restructuring rewrites: " + "; ".join(pending))
+    assert not offenders, (f"a clone has no {OUTSIDE} folder: name the public source, or the folder "
+                           "PONDEROSA_DATA names (docs/DATA.md), instead:\n" + "\n".join(offenders))
+
+
+def test_no_file_speaks_of_work_sessions() -> None:
+    offenders = lines_matching(lambda line: WORK_PERIOD.search(line) is not None, TIME_CONTROL_CODE)
+    assert not offenders, ("documents speak of the product, its commits, dates and bench signatures, "
+                           "not of when work was done:\n" + "\n".join(offenders))
+
+
+def test_docs_hold_no_patches_or_game_archives() -> None:
+    # Candidates are rows of docs/STRENGTH.md's tables; their patches and the match games are in
+    # git history (commit 571b793), not in the documentation folder.
+    for folder in ("patches", "games"):
+        assert not (REPO / "docs" / folder).exists(), f"docs/{folder} is back: see docs/STRENGTH.md"
