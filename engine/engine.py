@@ -31,11 +31,12 @@ from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
 from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.opponent import Opponent
+from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition, read_suite
-from ponderosa.engine.worker import HelperPool, SearchWorker
+from ponderosa.engine.worker import MAX_THREADS, HelperPool, SearchWorker
 
 if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
     from ponderosa.engine.book.build import BuildReport, Progress
@@ -140,6 +141,8 @@ class Engine:
         self.helpers = HelperPool(self.searcher, self.evaluator)   # threads beside the main search thread
         self.helpers.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher.helpers = self.helpers
+        self.pending = PendingSettings()     # asked for during a search: applied at its end
+        self._applied = AppliedSettings()    # applied since the front end last asked
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
@@ -479,6 +482,7 @@ class Engine:
               excluded: Collection[str] = (), threads: int | None = None) -> SearchResult:
         """Search the current position (blocking; stop() from another thread ends it); root
         moves in excluded are left out; threads caps the search threads (None: all)."""
+        self._before_search()
         return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue,
                                  excluded=excluded, threads=threads)
 
@@ -511,6 +515,8 @@ class Engine:
                      on_finished: Callable[[int, SearchResult], None], excluded: Collection[str] = ()) -> int:
         """Search the current position on the search thread (a running search is stopped first);
         returns the search's serial number, which on_finished receives with the result."""
+        self.worker.stop()   # a running search is stopped first (worker.start would do it too)
+        self._before_search()
         return self.worker.start(self.board, limits, on_thinking, on_finished, excluded)
 
     def can_ponder(self, expected: str | None) -> bool:
@@ -524,6 +530,8 @@ class Engine:
         to ponder. Every protocol starts its ponder search here."""
         if not self.can_ponder(expected):
             return None
+        self.worker.stop()   # a running search is stopped first (worker.start would do it too)
+        self._before_search()
         return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected)
 
     def end_search(self) -> None:
@@ -540,27 +548,94 @@ class Engine:
         """Give the running open-ended search a time budget counted from its start (a ponder hit)."""
         self.worker.set_time_budget(soft_seconds, hard_seconds)
 
+    # -- settings a search uses: asked for during a search, they wait for its end ---------
+
     def set_hash_size(self, size_bytes: int) -> int:
-        """Resize the transposition table; returns the bytes actually used."""
-        self._prefault.join()   # it must not touch the old table after resize unmaps it
-        self.worker.stop()
-        self.searcher.park_helpers()   # nor may a helper still stopping
-        self.tt.resize(size_bytes)
+        """Resize the transposition table; returns its size in bytes (the old one while the
+        change waits for a running search's end)."""
+        if self.searching:
+            self.pending.hash_bytes = size_bytes
+        else:
+            self.pending.hash_bytes = None   # an older request that waited is replaced
+            self._resize_hash(size_bytes)
         return self.tt.size
 
-    def set_tablebase_path(self, path: str) -> list[str]:
-        """Use the Syzygy tables in path (stops a running search first); returns problem messages."""
-        self.worker.stop()
+    def set_pawn_hash_size(self, size_bytes: int) -> None:
+        """Size the pawn hash tables (the main thread's and every helper's); during a search, at its end."""
+        if self.searching:
+            self.pending.pawn_hash_bytes = size_bytes
+        else:
+            self.pending.pawn_hash_bytes = None
+            self._resize_pawn_hash(size_bytes)
+
+    def set_threads(self, threads: int) -> bool:
+        """Start or end helper threads; True if done now, False if it waits for a running search's
+        end. Raises ValueError for a count out of range (at once, also during a search)."""
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}")
+        if self.searching:
+            self.pending.threads = threads
+            return False
+        self.pending.threads = None
+        self.helpers.resize(threads)
+        return True
+
+    def set_tablebase_path(self, path: str) -> list[str] | None:
+        """Use the Syzygy tables in path; returns messages about what could not be used, or None
+        while the change waits for a running search's end (apply_pending_settings reports them)."""
+        if self.searching:
+            self.pending.tablebase_path = path
+            return None
+        self.pending.tablebase_path = None
         return self.tablebases.set_path(path)
 
     def set_tablebase_cache(self, size_bytes: int) -> int:
-        """Size the tablebase value cache (stops a running search first); returns the bytes used."""
-        self.worker.stop()
+        """Size the tablebase value cache; returns its size in bytes (the old one while the change
+        waits for a running search's end)."""
+        if self.searching:
+            self.pending.tablebase_cache_bytes = size_bytes
+            return self.tablebases.cache_bytes
+        self.pending.tablebase_cache_bytes = None
         return self.tablebases.set_cache(size_bytes)
 
-    def set_pawn_hash_size(self, size_bytes: int) -> None:
-        self.worker.stop()   # the tables are freed and allocated again
-        self.evaluator.set_pawn_hash(size_bytes)
+    def apply_pending_settings(self) -> AppliedSettings:
+        """Apply what waited for the search's end, unless a search runs (then it waits on); returns
+        what was applied since the last call, this one's or a search start's, for the front end."""
+        if not self.searching:
+            self._apply_pending()
+        applied, self._applied = self._applied, AppliedSettings()
+        return applied
+
+    def _before_search(self) -> None:
+        """No search starts with a change still waiting (the front end's next
+        apply_pending_settings reports it)."""
+        if not self.searching:
+            self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        """The waiting changes, in order: tables first, then threads, then the tablebases."""
+        pending, self.pending = self.pending, PendingSettings()
+        if pending.hash_bytes is not None:
+            self._resize_hash(pending.hash_bytes)
+        if pending.pawn_hash_bytes is not None:
+            self._resize_pawn_hash(pending.pawn_hash_bytes)
+        if pending.threads is not None:
+            self.helpers.resize(pending.threads)
+            self._applied.threads = True
+        if pending.tablebase_cache_bytes is not None:
+            self.tablebases.set_cache(pending.tablebase_cache_bytes)
+        if pending.tablebase_path is not None:
+            # Problems the old tables showed in the search are reported before set_path forgets them.
+            messages = self.tablebases.new_problems() + self.tablebases.set_path(pending.tablebase_path)
+            self._applied.tablebase_messages = (self._applied.tablebase_messages or []) + messages
+
+    def _resize_hash(self, size_bytes: int) -> None:
+        self._prefault.join()   # it must not touch the old table after resize unmaps it
+        self.searcher.park_helpers()   # nor may a helper still stopping
+        self.tt.resize(size_bytes)
+
+    def _resize_pawn_hash(self, size_bytes: int) -> None:
+        self.evaluator.set_pawn_hash(size_bytes)   # the tables are freed and allocated again
         self.helpers.set_pawn_hash(size_bytes)
         self.pawn_hash_bytes = size_bytes
 
@@ -577,11 +652,6 @@ class Engine:
     def threads(self) -> int:
         """Search threads (XBoard's cores, Crafty's smpmt): the main one and its helpers."""
         return self.helpers.threads
-
-    def set_threads(self, threads: int) -> None:
-        """Start or end helper threads (a running search is stopped first); raises ValueError."""
-        self.worker.stop()
-        self.helpers.resize(threads)
 
     @property
     def searching_threads(self) -> int:

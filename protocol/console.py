@@ -632,12 +632,14 @@ class Console(ConsoleIcs, RecordsCommands, ConsoleThreads, TablebaseCommands, Pr
     def cmd_hash(self, args: list[str]) -> None:
         if len(args) != 1:
             raise CommandError("usage: hash SIZE  (e.g. hash 64M, hash=1G)")
+        self.engine.end_search()   # the ponder search: the table changes now, as the reply says
         used = self.engine.set_hash_size(parse_size(args[0]))
         self.say(f"hash table memory = {used // 1024}K bytes")
 
     def cmd_hashp(self, args: list[str]) -> None:
         if len(args) != 1:
             raise CommandError("usage: hashp SIZE  (e.g. hashp 8M)")
+        self.engine.end_search()
         self.engine.set_pawn_hash_size(parse_size(args[0]))
 
     def cmd_drawscore(self, args: list[str]) -> None:

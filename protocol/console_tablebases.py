@@ -20,7 +20,8 @@ class TablebaseCommands:
         raise NotImplementedError
 
     def _tablebase_path(self, path: str) -> None:
-        for message in self.engine.set_tablebase_path(path):
+        self.engine.end_search()   # the ponder search: the tables change now, as the reply says
+        for message in self.engine.set_tablebase_path(path) or []:
             self.say(f"Syzygy: {message}")
         self.say(self.engine.tablebases.summary())
 
@@ -42,6 +43,7 @@ class TablebaseCommands:
             return
         if len(args) != 1:
             raise CommandError("usage: cache SIZE  (e.g. cache 32M; 0 turns the cache off)")
+        self.engine.end_search()
         used = self.engine.set_tablebase_cache(parse_size(args[0]))
         self.say(f"tablebase cache = {used // 1024}K bytes")
 

@@ -34,6 +34,7 @@ class ConsoleThreads:
             return
         count = self._count(args, f"smpmt=N  (threads, 0..{MAX_THREADS}; 0 or 1: one thread)", 0, MAX_THREADS)
         if count is not None:
+            self.engine.end_search()   # the ponder search: the count changes now, as the reply says
             self.engine.set_threads(max(1, count))
             self.say_threads()
 

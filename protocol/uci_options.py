@@ -95,7 +95,7 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
         if name == "Hash":
             engine.set_hash_size(number * 1024 * 1024)
         elif name == "Threads":
-            engine.set_threads(number)
+            engine.set_threads(number)   # during a search (outside the protocol): at its end
         elif name == "BookRandom":
             engine.book.settings.random_mode = number
         elif name == "BookWidth":
@@ -135,7 +135,7 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
     elif name == "SyzygyPath":
         # UCI sends setoption only while the engine waits, so the tables can change at once.
         note = "; ".join(f"Syzygy: {message}" for message in
-                         engine.set_tablebase_path("" if value == EMPTY else value))
+                         engine.set_tablebase_path("" if value == EMPTY else value) or [])
     elif name == "UCI_Opponent":
         note = session.set_opponent("" if value == EMPTY else value)
     return note

@@ -89,7 +89,6 @@ class XBoardSession(XBoardClock, XBoardOptions, XBoardIcs, XBoardThreads, XBoard
         self.resign_pawns = 0
         self.usage_percent = 0
         self.operator_seconds = 0.0
-        self.pending_hash_mb: int | None = None
         self.ics_init()
 
     # -- the loop ---------------------------------------------------------------

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
     from ponderosa.protocol.xboard import ActiveSearch, Output
 
+MEGABYTE = 1 << 20
 # Evaluation scales offered as options: option name -> the core's scale name.
 SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructure": "pscale",
                  "PassedPawns": "ppscale", "BlockedPawns": "bscale", "Asymmetry": "asymmetry"}
@@ -34,21 +35,21 @@ class XBoardOptions:
     analyzing: bool
     ponder_enabled: bool
     resign_pawns: int
-    pending_hash_mb: int | None
     excluded: set[str]
 
     if TYPE_CHECKING:   # provided by XBoardSession and its other mixins
         def _abandon(self) -> None: ...
         def start_analysis(self) -> None: ...
         def request_threads(self, count: int) -> None: ...
-        def apply_pending_threads(self) -> None: ...
+        def report_threads(self) -> None: ...
         def tablebase_option(self, name: str, value: str) -> bool: ...
-        def apply_tablebase_path(self) -> None: ...
+        def report_tablebase_problems(self) -> None: ...
+        def report_tablebase_path(self, messages: list[str] | None) -> None: ...
 
     def cmd_memory(self, args: str) -> None:
         if args.isdigit() and int(args) > 0:
             _, _, low, high = OPTIONS["Hash"]
-            self.pending_hash_mb = min(max(low, int(args) - 4), high)   # the pawn hash keeps its 4 MB
+            self.engine.set_hash_size(min(max(low, int(args) - 4), high) * MEGABYTE)   # the pawn hash keeps 4 MB
             self._apply_deferred_settings()
 
     def cmd_cores(self, args: str) -> None:
@@ -69,7 +70,7 @@ class XBoardOptions:
             _, _, low, high = OPTIONS[name]
             number = min(max(number, low), high)
         if name == "Hash":
-            self.pending_hash_mb = max(1, number)
+            self.engine.set_hash_size(max(1, number) * MEGABYTE)
             self._apply_deferred_settings()
         elif name == "Ponder":
             self.ponder_enabled = bool(number)
@@ -99,12 +100,13 @@ class XBoardOptions:
             self.out.line(f"Error (unknown option): option {args}")
 
     def _apply_deferred_settings(self) -> None:
-        """Resize the hash table only while no search uses it."""
-        if self.pending_hash_mb is not None and not self.engine.searching:
-            self.engine.set_hash_size(self.pending_hash_mb * 1024 * 1024)
-            self.pending_hash_mb = None
-        self.apply_pending_threads()
-        self.apply_tablebase_path()
+        """What waited for the search's end is applied now that none runs (the engine's rule);
+        the threads and the tables are reported, with problems the search found in the tables."""
+        applied = self.engine.apply_pending_settings()
+        if applied.threads:
+            self.report_threads()
+        self.report_tablebase_problems()
+        self.report_tablebase_path(applied.tablebase_messages)
 
     def cmd_exclude(self, args: str) -> None:
         self._include_exclude(args, exclude=True)

@@ -1,7 +1,6 @@
 """XBoard's tablebase commands: `egtpath syzygy PATH`, options SyzygyPath and SyzygyProbeDepth.
 
-A mixin of XBoardSession: the path changes only while no search runs (like the hash size),
-so a path sent during a search waits for its end."""
+A mixin of XBoardSession: a path sent during a search waits for its end (the engine's rule)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -20,7 +19,6 @@ class XBoardTablebases:
 
     engine: Engine
     out: Output
-    pending_tablebase_path: str | None = None
 
     def tablebase_features(self) -> list[str]:
         low, high = PROBE_DEPTH_RANGE
@@ -48,16 +46,14 @@ class XBoardTablebases:
         return True
 
     def _set_tablebase_path(self, path: str) -> None:
-        self.pending_tablebase_path = path
-        self.apply_tablebase_path()
-
-    def apply_tablebase_path(self) -> None:
-        """Change the tables only while no search uses them; problems go to the user."""
         self.report_tablebase_problems()
-        if self.pending_tablebase_path is None or self.engine.worker.busy:
+        self.report_tablebase_path(self.engine.set_tablebase_path(path))
+
+    def report_tablebase_path(self, messages: list[str] | None) -> None:
+        """The tables changed (messages not None): what could not be used, then what was found."""
+        if messages is None:
             return
-        path, self.pending_tablebase_path = self.pending_tablebase_path, None
-        for message in self.engine.set_tablebase_path(path):
+        for message in messages:
             self.out.line(f"telluser Syzygy: {message}")
         self.out.line(f"# {self.engine.tablebases.summary()}")
 

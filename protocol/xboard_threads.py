@@ -1,4 +1,5 @@
-"""XBoard's `cores N` and option Threads: the number of search threads, changed between searches."""
+"""XBoard's `cores N` and option Threads: the number of search threads (during a search the
+change waits for its end: the engine's rule)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
@@ -10,20 +11,15 @@ if TYPE_CHECKING:
 
 
 class XBoardThreads:
-    """Mixin of XBoardSession: a thread count asked for while a search runs waits for its end."""
+    """Mixin of XBoardSession: the thread count, said in a `#` line once it changes."""
 
     engine: Engine
-    pending_threads: int | None = None
     _send_debug: Callable[[str], None]   # XBoardSession's `#` line
 
     def request_threads(self, count: int) -> None:
         """cores N / option Threads=N: at most MAX_THREADS, at least one."""
-        self.pending_threads = min(max(1, count), MAX_THREADS)
-        self.apply_pending_threads()
+        if self.engine.set_threads(min(max(1, count), MAX_THREADS)):
+            self.report_threads()
 
-    def apply_pending_threads(self) -> None:
-        """Start or end helper threads only while no search runs (pondering included)."""
-        if self.pending_threads is not None and not self.engine.searching:
-            self.engine.set_threads(self.pending_threads)
-            self.pending_threads = None
-            self._send_debug(f"search threads: {self.engine.threads}")
+    def report_threads(self) -> None:
+        self._send_debug(f"search threads: {self.engine.threads}")

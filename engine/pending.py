@@ -1,0 +1,25 @@
+"""Settings a running search uses (the hash tables, the search threads, the tablebases) asked for
+while it runs. The rule for every front end: such a change waits for the search's end, pondering
+included, and is applied before anything else searches (Engine.apply_pending_settings)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class PendingSettings:
+    """What waits for the running search's end; None: nothing asked for."""
+
+    hash_bytes: int | None = None
+    pawn_hash_bytes: int | None = None
+    threads: int | None = None
+    tablebase_cache_bytes: int | None = None
+    tablebase_path: str | None = None
+
+
+@dataclass
+class AppliedSettings:
+    """What waited and has been applied since the front end last asked, for it to report."""
+
+    threads: bool = False                        # the thread count changed (Engine.threads)
+    tablebase_messages: list[str] | None = None  # the tables changed: problems of the old ones, then the new
