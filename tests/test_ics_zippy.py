@@ -2,7 +2,7 @@
 xvfb-run) logs into the FICS stand-in of tests/ics_standin.py with Ponderosa as its engine,
 and plays scripted games against the stand-in's mover. What the bot sent to the server is
 asserted: finger note, greeting, kibitzes, resignation, draw acceptance, a blocked opponent's
-abort, and twenty lightning games without a flag or an illegal move.
+abort, and lightning games (five; twenty with -m slow) without a flag or an illegal move.
 
 The engine reads its settings as an operator would give them: `.ponderosarc` (kibitz 2) and
 the opponent lists file beside it (Magnus on GM, Bruno on B). Skipped without xboard/xvfb."""
@@ -132,10 +132,12 @@ def test_three_games_greeting_kibitz_resign_and_draw(zippy: Zippy) -> None:
     assert all(not game.illegal for game in (first, second, third, fourth))
 
 
-def test_twenty_lightning_games_without_a_flag(zippy: Zippy) -> None:
+@pytest.mark.parametrize("count", [5, pytest.param(20, marks=pytest.mark.slow)])
+def test_lightning_games_without_a_flag(zippy: Zippy, count: int) -> None:
+    """Every start clock of LIGHTNING_CLOCKS once in the default run; twenty games with -m slow."""
     server = zippy.server
     games = []
-    for number in range(20):
+    for number in range(count):
         fen = LIGHTNING_POSITIONS[number % len(LIGHTNING_POSITIONS)]
         seconds = LIGHTNING_CLOCKS[number % len(LIGHTNING_CLOCKS)]
         game = server.play(f"Blitzer{chr(ord('a') + number)}", fen, bot_white=True, minutes=1, increment=0,
@@ -148,7 +150,7 @@ def test_twenty_lightning_games_without_a_flag(zippy: Zippy) -> None:
         assert game.bot_moves, f"game {number + 1}: the bot never moved"
         reports = [line for line in kibitzes(server, game) if line.startswith("depth ")]
         assert len(reports) <= len(game.bot_moves), reports     # at most one kibitz per move
-    assert sum(1 for game in games if game.result != "*") == 20
+    assert sum(1 for game in games if game.result != "*") == count
     # The figure docs/ICS.md quotes (pytest -s shows it): how close the bot came to a flag.
     print("lightning: start clock -> lowest clock (s):",
           ", ".join(f"{LIGHTNING_CLOCKS[index % len(LIGHTNING_CLOCKS)]}->{game.bot_clock_low:.2f}"

@@ -13,7 +13,8 @@ from conftest import data_file, read_perft_epd
 DEFAULT_SUITES = ["perftsuite.epd", "cpw_perft.epd"]
 SLOW_SUITES = ["perft_stress.epd"]
 SPLIT_FROM_NODES = 20_000_000   # larger counts are split by root move over every core
-SLOW_FROM_NODES = 1_000_000_000   # the few counts this large (over a minute together) run with -m slow
+SLOW_FROM_NODES = 100_000_000   # larger counts (24 of them, the deepest of their positions: about 45 s together)
+                                # run with -m slow; every position keeps its shallower counts in the default run
 
 
 def perft(fen: str, depth: int, expected_nodes: int) -> int:

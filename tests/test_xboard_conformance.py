@@ -102,6 +102,7 @@ def thinking(lines: list[Line]) -> list[re.Match]:
 # -- 11.1 Handshake and features ----------------------------------------------------
 
 
+@pytest.mark.timing
 def test_T01_feature_reply_in_time(xb: Start) -> None:
     """MUST done=1 within 2 s of protover (SHOULD 1 s); nothing like an error before it. A cold
     process, as a GUI starts it: `xboard` and `protover 2` are written at once."""
