@@ -328,6 +328,14 @@ class Engine:
         self.ics.opponent_title = opponent.title
         self.ics.ratings = (self.ics.ratings[0], opponent.rating)
 
+    def set_ratings(self, ratings: tuple[int | None, int | None]) -> None:
+        """Own and opponent's ratings (XBoard's and the console's `rating`; None unknown): the
+        server rules take both, book learning trusts a result by their difference."""
+        self.ics.ratings = ratings
+        own, opponent = ratings
+        if own is not None and opponent is not None:
+            self.learner.rating_difference = own - opponent
+
     def import_learning(self, path: str, clear: bool = False) -> int:
         """Learn from a book.lrn or position.lrn file (Crafty's import)."""
         return self.learner.import_file(path, clear)

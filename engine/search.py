@@ -53,6 +53,11 @@ class Thinking:
     multipv: int = 1        # which line (1 = best) of a MultiPV search
     lines: int = 1          # lines the search reports per iteration (multipv counts up to it)
 
+    @property
+    def nodes_per_second(self) -> int:
+        """The speed the protocols report (0 before any time has passed)."""
+        return int(self.nodes / self.seconds) if self.seconds > 0 else 0
+
 
 @dataclass
 class SearchResult:

@@ -12,8 +12,9 @@ from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.records import LogTee, Players
 from ponderosa.protocol.banner import banner_lines
 from ponderosa.protocol.console import CommandError, Console
+from ponderosa.protocol.output import tolerate_bad_bytes
 from ponderosa.protocol.uci import UciSession
-from ponderosa.protocol.xboard import XBoardSession, tolerate_bad_bytes
+from ponderosa.protocol.xboard import XBoardSession
 
 DESCRIPTION = """\
 Ponderosa, a chess engine for XBoard/WinBoard (CECP) and UCI GUIs.

@@ -29,9 +29,8 @@ from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.learning.store import LearnedStoreError
 from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits, SearchResult, Thinking, mate_distance
+from ponderosa.protocol.output import Output, set_logging, tolerate_bad_bytes
 from ponderosa.protocol.uci_options import UCI_OPTIONS, apply_option
-from ponderosa.protocol.xboard import Output, tolerate_bad_bytes
-from ponderosa.protocol.xboard_options import set_logging
 
 log = logging.getLogger("ponderosa.uci")
 
@@ -112,7 +111,7 @@ class UciSession:
 
     def __init__(self, engine: Engine, out: TextIO = sys.stdout) -> None:
         self.engine = engine
-        self.out = Output(out)
+        self.out = Output(out, log)
         self.events: queue.Queue = queue.Queue()
         self.running = True
         self.active: ActiveSearch | None = None

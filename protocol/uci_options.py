@@ -1,5 +1,5 @@
 """The engine options a UCI GUI sees (`option name ... type ...`) and what `setoption` does with
-each; the numeric ranges shared with XBoard come from its option table."""
+each; the options XBoard offers too come from protocol/options.py (ranges and meaning)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,15 +7,14 @@ from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
-from ponderosa.protocol.xboard_options import OPTIONS as XBOARD_OPTIONS
-from ponderosa.protocol.xboard_options import SCALE_OPTIONS, set_logging
+from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
+from ponderosa.protocol.output import set_logging
 
 if TYPE_CHECKING:
     from ponderosa.protocol.uci import UciSession
 
 EMPTY = "<empty>"        # UCI's way to show an empty string default
 DEFAULT = "<default>"    # the book or learned store the engine picks itself
-MAX_MULTI_PV = 256
 
 
 @dataclass(frozen=True)
@@ -39,30 +38,31 @@ class UciOption:
         return text
 
 
-def _xboard_spin(name: str) -> UciOption:
-    _, default, low, high = XBOARD_OPTIONS[name]
+def _shared_spin(name: str) -> UciOption:
+    """A spin option XBoard offers too, with the same fixed default."""
+    default, low, high = SPIN_OPTIONS[name]
     return UciOption(name, "spin", lambda engine: default, low, high)
 
 
 UCI_OPTIONS: list[UciOption] = [
-    _xboard_spin("Hash"),
+    _shared_spin("Hash"),
     UciOption("Clear Hash", "button", lambda engine: None),
-    UciOption("Threads", "spin", lambda engine: engine.threads, 1, XBOARD_OPTIONS["Threads"][3]),
+    UciOption("Threads", "spin", lambda engine: engine.threads, *SPIN_OPTIONS["Threads"][1:]),
     UciOption("Ponder", "check", lambda engine: True),
     UciOption("OwnBook", "check", lambda engine: engine.book.enabled),
     UciOption("BookFile", "string", lambda engine: DEFAULT),
     UciOption("BookRandom", "spin", lambda engine: engine.book.settings.random_mode, 0, 2),
     UciOption("BookWidth", "spin", lambda engine: engine.book.settings.width, 1, 100),
-    UciOption("Learn", "spin", lambda engine: engine.learner.mask, 0, 7),
+    UciOption("Learn", "spin", lambda engine: engine.learner.mask, *SPIN_OPTIONS["Learn"][1:]),
     UciOption("LearnStore", "string", lambda engine: DEFAULT),
-    _xboard_spin("Contempt"),
-    UciOption("MultiPV", "spin", lambda engine: engine.multi_pv, 1, MAX_MULTI_PV),
+    _shared_spin("Contempt"),
+    UciOption("MultiPV", "spin", lambda engine: engine.multi_pv, *SPIN_OPTIONS["MultiPV"][1:]),
     UciOption("UCI_AnalyseMode", "check", lambda engine: False),
     UciOption("UCI_Opponent", "string", lambda engine: ""),
     UciOption("Log", "check", lambda engine: False),
     UciOption("SyzygyPath", "string", lambda engine: engine.tablebases.path or EMPTY),
     UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.tablebases.probe_depth, *PROBE_DEPTH_RANGE),
-    *[_xboard_spin(name) for name in SCALE_OPTIONS],
+    *[_shared_spin(name) for name in SCALE_OPTIONS],
 ]
 
 
@@ -92,30 +92,18 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
     note = ""
     if option.kind == "spin":
         number, note = _spin(option, value)
-        if name == "Hash":
-            engine.set_hash_size(number * 1024 * 1024)
-        elif name == "Threads":
-            engine.set_threads(number)   # during a search (outside the protocol): at its end
-        elif name == "BookRandom":
+        if name == "BookRandom":
             engine.book.settings.random_mode = number
         elif name == "BookWidth":
             engine.book.settings.width = number
-        elif name == "Learn":
-            engine.learner.mask = number   # 1 book, 2 position, 4 result learning
-        elif name == "Contempt":
-            engine.draw_score = -number
-        elif name == "MultiPV":
-            engine.multi_pv = number
-        elif name == "SyzygyProbeDepth":
-            engine.tablebases.set_probe_depth(number)
-        elif name in SCALE_OPTIONS:
-            engine.set_eval_scale(SCALE_OPTIONS[name], number)
+        else:
+            set_engine_option(engine, name, number)   # Hash, Threads, Learn, Contempt, MultiPV, tables, scales
     elif option.kind == "check":
         flag = _check(value)
         if name == "Ponder":
             session.ponder_enabled = flag
         elif name == "OwnBook":
-            engine.book.enabled = flag
+            set_engine_option(engine, name, flag)
         elif name == "UCI_AnalyseMode":
             session.analyse_mode = flag
         elif name == "Log":

@@ -1,0 +1,46 @@
+"""The engine options XBoard and UCI both offer (the same names, ranges and meaning in both
+GUIs' dialogs) and what setting one does to the engine."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ponderosa.engine.worker import MAX_THREADS
+
+if TYPE_CHECKING:
+    from ponderosa.engine.engine import Engine
+
+MEGABYTE = 1 << 20
+MAX_MULTI_PV = 256      # lines per iteration (UCI and XBoard MultiPV, the console's multipv)
+# Evaluation scales offered as options: option name -> the core's scale name.
+SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructure": "pscale",
+                 "PassedPawns": "ppscale", "BlockedPawns": "bscale", "Asymmetry": "asymmetry"}
+# The spin options both offer: name -> (default, lowest, highest).
+SPIN_OPTIONS: dict[str, tuple[int, int, int]] = {
+    "Hash": (64, 1, 4096), "Contempt": (0, -500, 500), "Threads": (1, 1, MAX_THREADS), "Learn": (7, 0, 7),
+    "MultiPV": (1, 1, MAX_MULTI_PV),
+    **{name: (0, -100, 500) if name == "Asymmetry" else (100, 0, 1000) for name in SCALE_OPTIONS},
+}
+
+
+def set_engine_option(engine: Engine, name: str, number: int) -> bool:
+    """Set one of the options both GUIs offer, its value already within range; False for any
+    other name. Raises ValueError for a value the engine refuses."""
+    if name == "Hash":
+        engine.set_hash_size(number * MEGABYTE)   # during a search: at its end (the engine's rule)
+    elif name == "Threads":
+        engine.set_threads(number)                # likewise
+    elif name == "OwnBook":
+        engine.book.enabled = bool(number)
+    elif name == "Contempt":
+        engine.draw_score = -number               # contempt for the opponent: a draw is worth less
+    elif name == "Learn":
+        engine.learner.mask = number              # 1 book, 2 position, 4 result learning
+    elif name == "MultiPV":
+        engine.multi_pv = number                  # lines per iteration, each a thinking line
+    elif name == "SyzygyProbeDepth":
+        engine.tablebases.set_probe_depth(number)
+    elif name in SCALE_OPTIONS:
+        engine.set_eval_scale(SCALE_OPTIONS[name], number)
+    else:
+        return False
+    return True

@@ -1,0 +1,130 @@
+"""XBoard's engine settings: `option`, `memory`, `cores`, `exclude`/`include`, and the protocol
+log. A setting a running search uses waits for its end (the engine's rule); the thread count is
+reported in a `#` line once it changes."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from ponderosa.engine.engine import IllegalMoveError
+from ponderosa.engine.worker import MAX_THREADS
+from ponderosa.protocol.options import MEGABYTE, SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
+from ponderosa.protocol.output import set_logging
+from ponderosa.protocol.xboard.tablebases import tablebase_option
+
+if TYPE_CHECKING:
+    from ponderosa.protocol.xboard.session import XBoardSession
+
+PAWN_HASH_MB = 4   # `memory` is the whole budget: the pawn hash keeps its share
+
+
+def _spin(name: str) -> tuple[str, int, int, int]:
+    return ("spin", *SPIN_OPTIONS[name])
+
+
+# Engine options offered to the GUI: name -> (type, default, min, max); a check is 0..1.
+OPTIONS: dict[str, tuple[str, int, int, int]] = {
+    "Hash": _spin("Hash"), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
+    "Contempt": _spin("Contempt"), "Threads": _spin("Threads"), "Log": ("check", 0, 0, 1),
+    "Resign": ("spin", 0, 0, 50), "Learn": _spin("Learn"), "MultiPV": _spin("MultiPV"),
+    **{name: _spin(name) for name in SCALE_OPTIONS},
+}
+
+
+def option_features() -> list[str]:
+    """The `feature option=...` texts of OPTIONS, for protover."""
+    return [f'option="{name} -spin {default} {low} {high}"' if kind == "spin" else
+            f'option="{name} -check {default}"' for name, (kind, default, low, high) in OPTIONS.items()]
+
+
+def memory(session: XBoardSession, args: str) -> None:
+    if args.isdigit() and int(args) > 0:
+        _, _, low, high = OPTIONS["Hash"]
+        session.engine.set_hash_size(min(max(low, int(args) - PAWN_HASH_MB), high) * MEGABYTE)
+        session.apply_pending_settings()
+
+
+def cores(session: XBoardSession, args: str) -> None:
+    if args.isdigit():
+        request_threads(session, int(args))
+
+
+def option(session: XBoardSession, args: str) -> None:
+    name, _, value = args.partition("=")
+    name, value = name.strip(), value.strip()
+    if tablebase_option(session, name, value):
+        return
+    try:
+        number = int(value) if value else 0
+    except ValueError:
+        session.out.line(f"Error (bad option value): option {args}")
+        return
+    if name in OPTIONS:   # out of range: the nearest allowed value, as xboard itself clamps
+        _, _, low, high = OPTIONS[name]
+        number = min(max(number, low), high)
+    if name == "Hash":
+        session.engine.set_hash_size(max(1, number) * MEGABYTE)
+        session.apply_pending_settings()
+    elif name == "Threads":
+        request_threads(session, number)
+    elif name == "Ponder":
+        session.ponder_enabled = bool(number)
+        if not number and session.active is not None and session.active.kind == "ponder":
+            session.abandon()
+    elif name == "Resign":
+        session.resign_pawns = max(0, number)
+    elif name == "Log":
+        set_logging(bool(number))
+        set_game_files(session, bool(number))
+    elif name in OPTIONS:
+        try:
+            set_engine_option(session.engine, name, number)   # OwnBook, Contempt, Learn, MultiPV, scales
+        except ValueError as error:
+            session.out.line(f"Error ({error}): option {args}")
+    else:
+        session.out.line(f"Error (unknown option): option {args}")
+
+
+def request_threads(session: XBoardSession, count: int) -> None:
+    """cores N / option Threads=N: at most MAX_THREADS, at least one."""
+    if session.engine.set_threads(min(max(1, count), MAX_THREADS)):
+        report_threads(session)
+
+
+def report_threads(session: XBoardSession) -> None:
+    session.send_debug(f"search threads: {session.engine.threads}")
+
+
+def set_game_files(session: XBoardSession, enabled: bool) -> None:
+    """Option Log: the protocol log (ponderosa.log) and the game's log.NNN/game.NNN together."""
+    files = session.engine.game_files
+    files.enabled = enabled
+    if enabled:
+        session.engine.save_record()
+
+
+def exclude(session: XBoardSession, args: str) -> None:
+    _include_exclude(session, args, exclude=True)
+
+
+def include(session: XBoardSession, args: str) -> None:
+    _include_exclude(session, args, exclude=False)
+
+
+def _include_exclude(session: XBoardSession, args: str, exclude: bool) -> None:
+    legal = session.engine.legal_moves()
+    if args == "all":
+        session.excluded = set(legal) if exclude else set()
+    else:
+        try:
+            uci = session.engine.parse_move(args)
+        except IllegalMoveError:
+            session.out.line(f"Illegal move: {args}")
+            return
+        (session.excluded.add if exclude else session.excluded.discard)(uci)
+    if session.analyzing:
+        session.start_analysis() if len(session.excluded) < len(legal) else session.abandon()
+
+
+OPTION_COMMANDS: dict[str, Callable[[XBoardSession, str], None]] = {
+    "option": option, "memory": memory, "cores": cores, "exclude": exclude, "include": include,
+}

@@ -1,0 +1,65 @@
+"""XBoard's tablebase commands: `egtpath syzygy PATH`, options SyzygyPath and SyzygyProbeDepth,
+and the messages about unusable tables. A path sent during a search waits for its end (the
+engine's rule), like the hash size."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
+
+if TYPE_CHECKING:
+    from ponderosa.engine.engine import Engine
+    from ponderosa.protocol.xboard.session import XBoardSession
+
+EGT_FEATURE = 'egt="syzygy"'
+
+
+def tablebase_features(engine: Engine) -> list[str]:
+    low, high = PROBE_DEPTH_RANGE
+    return [EGT_FEATURE, f'option="SyzygyPath -path {engine.tablebases.path}"',
+            f'option="SyzygyProbeDepth -spin {engine.tablebases.probe_depth} {low} {high}"']
+
+
+def egtpath(session: XBoardSession, args: str) -> None:
+    kind, _, path = args.strip().partition(" ")
+    if kind.lower() != "syzygy":
+        return   # only formats listed in feature egt are ever sent; others are ignored
+    _set_path(session, path.strip())
+
+
+def tablebase_option(session: XBoardSession, name: str, value: str) -> bool:
+    """Handle option SyzygyPath/SyzygyProbeDepth; False for any other option."""
+    if name == "SyzygyPath":
+        _set_path(session, value)
+    elif name == "SyzygyProbeDepth":
+        low, high = PROBE_DEPTH_RANGE
+        if not value.lstrip("-").isdigit():
+            session.out.line(f"Error (bad option value): option {name}={value}")
+        else:
+            session.engine.tablebases.set_probe_depth(min(max(low, int(value)), high))
+    else:
+        return False
+    return True
+
+
+def _set_path(session: XBoardSession, path: str) -> None:
+    report_problems(session)
+    report_tables(session, session.engine.set_tablebase_path(path))
+
+
+def report_tables(session: XBoardSession, messages: list[str] | None) -> None:
+    """The tables changed (messages not None): what could not be used, then what was found."""
+    if messages is None:
+        return
+    for message in messages:
+        session.out.line(f"telluser Syzygy: {message}")
+    session.out.line(f"# {session.engine.tablebases.summary()}")
+
+
+def report_problems(session: XBoardSession) -> None:
+    """Tables found broken during a search (they are no longer used)."""
+    for message in session.engine.tablebases.new_problems():
+        session.out.line(f"telluser Syzygy: {message}")
+
+
+TABLEBASE_COMMANDS: dict[str, Callable[[XBoardSession, str], None]] = {"egtpath": egtpath}
