@@ -1,18 +1,25 @@
-"""The engine options a UCI GUI sees (`option name ... type ...`) and what `setoption` does with
-each; the options XBoard offers too come from protocol/options.py (ranges and meaning)."""
+"""UCI's handshake and settings: `uci` (the engine's name and its options), `isready`, `debug`,
+`setoption` and `register`; the options a UCI GUI sees and what setting each does. Those
+XBoard offers too come from protocol/options.py (ranges and meaning)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from ponderosa.engine.book.file import BookFileError
 from ponderosa.engine.engine import Engine
+from ponderosa.engine.fen import FenError
+from ponderosa.engine.identity import FULL_NAME
+from ponderosa.engine.learning.store import LearnedStoreError
+from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
 from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
 from ponderosa.protocol.output import set_logging
 
 if TYPE_CHECKING:
-    from ponderosa.protocol.uci import UciSession
+    from ponderosa.protocol.uci.session import UciSession
 
+AUTHOR = "the Ponderosa developers"
 EMPTY = "<empty>"        # UCI's way to show an empty string default
 DEFAULT = "<default>"    # the book or learned store the engine picks itself
 
@@ -125,5 +132,68 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
         note = "; ".join(f"Syzygy: {message}" for message in
                          engine.set_tablebase_path("" if value == EMPTY else value) or [])
     elif name == "UCI_Opponent":
-        note = session.set_opponent("" if value == EMPTY else value)
+        _set_opponent(engine, "" if value == EMPTY else value)
     return note
+
+
+def _set_opponent(engine: Engine, text: str) -> None:
+    """UCI_Opponent: who the engine plays, for the learner (and the server rules); raises ValueError."""
+    if text.strip():
+        engine.set_opponent(parse_uci_opponent(text))
+
+
+# -- commands ---------------------------------------------------------------------
+
+def uci(session: UciSession, args: str) -> None:
+    session.out.line(f"id name {FULL_NAME}")
+    session.out.line(f"id author {AUTHOR}")
+    for option in UCI_OPTIONS:
+        session.out.line(option.declaration(session.engine))
+    session.out.line("uciok")
+
+
+def isready(session: UciSession, args: str) -> None:
+    """Answered at once, also while a search runs (the search has a thread of its own)."""
+    session.out.line("readyok")
+
+
+def debug(session: UciSession, args: str) -> None:
+    set_logging(args.strip() == "on")
+
+
+def setoption(session: UciSession, args: str) -> None:
+    """`setoption name NAME [value VALUE]`; NAME may hold spaces (Clear Hash)."""
+    words = args.split()
+    if not words or words[0] != "name":
+        session.info_string(f"setoption needs 'name NAME [value VALUE]', got {args!r}")
+        return
+    if "value" in words:
+        at = words.index("value")
+        name, value = " ".join(words[1:at]), " ".join(words[at + 1:])
+    else:
+        name, value = " ".join(words[1:]), ""
+    option = next((option for option in UCI_OPTIONS if option.name.lower() == name.lower()), None)
+    if option is None:
+        session.info_string(f"unknown option: {name}")
+        return
+    if option.name in FINISH_SEARCH_FIRST and session.active is not None:
+        session.finish_active()
+    try:
+        message = apply_option(session, option, value)
+    except (ValueError, FenError, BookFileError, LearnedStoreError, OSError) as error:
+        session.info_string(f"option {option.name}: {error}")
+        return
+    if message:
+        session.info_string(message)
+
+
+def register(session: UciSession, args: str) -> None:
+    session.out.line("registration ok")   # nothing to register; answered so that GUIs move on
+
+
+# UCI sends setoption only while the engine waits. One of these during a search ends it first (its
+# bestmove is sent), so that the table is cleared or changed at once; others follow the engine's rule.
+FINISH_SEARCH_FIRST = ("Hash", "Clear Hash", "SyzygyPath")
+OPTION_COMMANDS: dict[str, Callable[[UciSession, str], None]] = {
+    "uci": uci, "isready": isready, "debug": debug, "setoption": setoption, "register": register,
+}
