@@ -10,8 +10,8 @@ from pathlib import Path
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.records import LogTee, Players
-from ponderosa.protocol.banner import banner_lines
 from ponderosa.protocol.console import CommandError, Console
+from ponderosa.protocol.console.banner import banner_lines
 from ponderosa.protocol.output import tolerate_bad_bytes
 from ponderosa.protocol.uci import UciSession
 from ponderosa.protocol.xboard import XBoardSession

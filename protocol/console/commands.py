@@ -1,5 +1,5 @@
 """What every console command module shares: the command record, its error, and the parsing of
-arguments (counts, sizes, times) and the formatting of scores and speeds."""
+arguments (counts, sizes, times, on/off) and the formatting of scores and speeds."""
 from __future__ import annotations
 
 import re
@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING, Callable
 from ponderosa.engine.search import mate_distance
 
 if TYPE_CHECKING:
-    from ponderosa.protocol.console import Console
+    from ponderosa.protocol.console.session import Console
 
 SIZE_PATTERN = re.compile(r"^(\d+)([KMG]?)B?$", re.IGNORECASE)
+# Words that look like a move (SAN or coordinates) get "Illegal move" rather than "unknown command".
+MOVE_PATTERN = re.compile(r"^([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBNqrbn])?|[a-h][1-8][a-h][1-8][qrbn]?|"
+                          r"[O0]-[O0](-[O0])?)[+#!?]*$")
 
 
 class CommandError(Exception):
@@ -20,7 +23,8 @@ class CommandError(Exception):
 
 @dataclass(frozen=True)
 class Command:
-    """One console command: its handler and its help text."""
+    """One console command: its names, its handler (given the console and the arguments) and
+    its help text."""
 
     names: tuple[str, ...]
     handler: Callable[[Console, list[str]], None]
@@ -32,6 +36,12 @@ def positive_int(args: list[str], usage: str, minimum: int = 1) -> int:
     if len(args) != 1 or not args[0].lstrip("-").isdigit() or int(args[0]) < minimum:
         raise CommandError(f"usage: {usage}")
     return int(args[0])
+
+
+def on_off(args: list[str], usage: str) -> bool:
+    if len(args) != 1 or args[0].lower() not in ("on", "off"):
+        raise CommandError(f"usage: {usage} on|off")
+    return args[0].lower() == "on"
 
 
 def depth_argument(args: list[str], command: str) -> int:

@@ -1,0 +1,66 @@
+"""The console's search and display settings: hash and pawn hash sizes, draw score, extensions,
+evaluation scales, the thinking-output threshold (noise), the alarm and ANSI output."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ponderosa.protocol.console.commands import CommandError, on_off, parse_size, positive_int
+
+if TYPE_CHECKING:
+    from ponderosa.protocol.console.session import Console
+
+
+def cmd_hash(console: Console, args: list[str]) -> None:
+    if len(args) != 1:
+        raise CommandError("usage: hash SIZE  (e.g. hash 64M, hash=1G)")
+    console.engine.end_search()   # the silent ponder search ends: the table changes now, as the reply says
+    used = console.engine.set_hash_size(parse_size(args[0]))
+    console.say(f"hash table memory = {used // 1024}K bytes")
+
+
+def cmd_hashp(console: Console, args: list[str]) -> None:
+    if len(args) != 1:
+        raise CommandError("usage: hashp SIZE  (e.g. hashp 8M)")
+    console.engine.end_search()   # likewise
+    console.engine.set_pawn_hash_size(parse_size(args[0]))
+
+
+def cmd_drawscore(console: Console, args: list[str]) -> None:
+    if len(args) != 1 or not args[0].lstrip("+-").isdigit():
+        raise CommandError("usage: drawscore N  (centipawns, + to like draws)")
+    console.engine.draw_score = int(args[0])
+
+
+def cmd_extensions(console: Console, args: list[str]) -> None:
+    if not args:
+        for name, plies in console.engine.extensions().items():
+            console.say(f"{name:<10} {plies:.2f}")
+        return
+    if len(args) != 2:
+        raise CommandError("usage: extensions incheck|onerep|recapture|pushpp|mate PLIES")
+    try:
+        console.engine.set_extension(args[0].lower(), float(args[1]))
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+
+
+def cmd_evaluation(console: Console, args: list[str]) -> None:
+    if len(args) != 2 or not args[1].lstrip("+-").isdigit():
+        raise CommandError("usage: evaluation asymmetry|bscale|kscale|tropism|pscale|ppscale N")
+    try:
+        console.engine.set_eval_scale(args[0].lower(), int(args[1]))
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+
+
+def cmd_noise(console: Console, args: list[str]) -> None:
+    usage = "noise N  (nodes before thinking, whispers and kibitzes are shown)"
+    console.noise_nodes = console.engine.ics.noise_nodes = positive_int(args, usage, minimum=0)
+
+
+def cmd_alarm(console: Console, args: list[str]) -> None:
+    console.alarm = on_off(args, "alarm")
+
+
+def cmd_ansi(console: Console, args: list[str]) -> None:
+    console.ansi = on_off(args, "ANSI")
