@@ -12,7 +12,7 @@ from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.records import LogTee, Players
 from ponderosa.protocol.console import CommandError, Console
 from ponderosa.protocol.console.banner import banner_lines
-from ponderosa.protocol.output import tolerate_bad_bytes
+from ponderosa.protocol.streams import tolerate_bad_bytes
 from ponderosa.protocol.uci import UciSession
 from ponderosa.protocol.xboard import XBoardSession
 

@@ -322,7 +322,7 @@ def test_xboard_log_option_turns_the_game_files_on(shared_engine: Engine) -> Non
     session.handle("e7e5")
     assert "1. e4 e5" in Path("game.001").read_text()
     session.handle("option Log=0")
-    from ponderosa.protocol.output import set_logging
+    from ponderosa.protocol.streams import set_logging
     set_logging(False)
 
 

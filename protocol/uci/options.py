@@ -14,7 +14,7 @@ from ponderosa.engine.learning.store import LearnedStoreError
 from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
 from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
-from ponderosa.protocol.output import set_logging
+from ponderosa.protocol.streams import set_logging
 
 if TYPE_CHECKING:
     from ponderosa.protocol.uci.session import UciSession

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import logging
 import queue
-import signal
 import sys
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -17,7 +15,7 @@ import chess
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
-from ponderosa.protocol.output import Output, tolerate_bad_bytes
+from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.uci.go import SEARCH_COMMANDS, GoCommand, stop
 from ponderosa.protocol.uci.info import format_info, progress_lines
 from ponderosa.protocol.uci.options import OPTION_COMMANDS
@@ -60,14 +58,9 @@ class UciSession:
     def run(self, stream: TextIO, first_line: str | None = None) -> None:
         """Read commands from stream on a thread of their own and execute them in order;
         first_line is a command already read (the `uci` that chose this protocol)."""
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-        except ValueError:
-            pass   # not in the main thread (tests)
-        tolerate_bad_bytes(stream, self.out.stream)
         if first_line is not None:
             self.events.put(("line", first_line))
-        threading.Thread(target=self._read, args=(stream,), name="uci-input", daemon=True).start()
+        start_reader(stream, self.out, self.events, "uci-input")
         while self.running:
             try:
                 event = self._held.popleft() if self._held else self.events.get(timeout=PROGRESS_INTERVAL / 4)
@@ -86,11 +79,6 @@ class UciSession:
                 log.exception("error while handling %r", payload)
                 self.info_string(f"internal error while handling {str(payload[0]).strip()[:80]!r}")
         self.engine.end_search()
-
-    def _read(self, stream: TextIO) -> None:
-        for raw in stream:
-            self.events.put(("line", raw))
-        self.events.put(("eof",))
 
     def handle(self, raw: str) -> None:
         line = raw.strip()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 from ponderosa.engine.engine import IllegalMoveError
 from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.options import MEGABYTE, SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
-from ponderosa.protocol.output import set_logging
+from ponderosa.protocol.streams import set_logging
 from ponderosa.protocol.xboard.tablebases import tablebase_option
 
 if TYPE_CHECKING:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import logging
 import queue
 import re
-import signal
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, TextIO
@@ -17,7 +15,7 @@ import chess
 from ponderosa.engine.book.opening_book import BookProbe, book_moves_text
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
-from ponderosa.protocol.output import Output, tolerate_bad_bytes
+from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.xboard.clock import CLOCK_COMMANDS, XBoardClock
 from ponderosa.protocol.xboard.game import GAME_COMMANDS, EditBoard, edit_line
 from ponderosa.protocol.xboard.ics import ICS_COMMANDS, ServerPlay
@@ -71,12 +69,7 @@ class XBoardSession:
 
     def run(self, stream: TextIO) -> None:
         """Read commands from stream on a thread of its own and execute them in order."""
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)   # xboard may send SIGINT; features say so
-        except ValueError:
-            pass   # not in the main thread (tests)
-        tolerate_bad_bytes(stream, self.out.stream)
-        threading.Thread(target=self._read, args=(stream,), name="xboard-input", daemon=True).start()
+        start_reader(stream, self.out, self.events, "xboard-input")
         while self.running:
             kind, *payload = self.events.get()
             try:
@@ -89,11 +82,6 @@ class XBoardSession:
             except Exception:   # a bug must never end a game: log it and keep playing
                 log.exception("error while handling %r", payload)
         self.engine.end_search()
-
-    def _read(self, stream: TextIO) -> None:
-        for raw in stream:
-            self.events.put(("line", raw))
-        self.events.put(("eof",))
 
     def handle(self, raw: str) -> None:
         line = raw.strip()

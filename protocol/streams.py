@@ -1,8 +1,11 @@
-"""What every front end's loop needs around its input and output: one locked writer, input that
-survives bad bytes, and the protocol log (XBoard's option Log, UCI's `debug on` and option Log)."""
+"""What the protocol loops need around their input and output: one locked writer, a reader thread
+feeding the loop's event queue, streams that survive bad bytes, and the protocol log (XBoard's
+option Log, UCI's `debug on` and option Log)."""
 from __future__ import annotations
 
 import logging
+import queue
+import signal
 import threading
 from typing import TextIO
 
@@ -21,6 +24,24 @@ class Output:
             self.stream.write(text + "\n")
             self.stream.flush()
         self.log.debug("> %s", text)
+
+
+def start_reader(stream: TextIO, out: Output, events: queue.Queue, name: str) -> None:
+    """Read stream on a thread of its own: each line becomes a ("line", text) event, the end of
+    the input an ("eof",) event. SIGINT is ignored (xboard may send it; the features say it
+    is not needed)."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        pass   # not in the main thread (tests)
+    tolerate_bad_bytes(stream, out.stream)
+    threading.Thread(target=_read_lines, args=(stream, events), name=name, daemon=True).start()
+
+
+def _read_lines(stream: TextIO, events: queue.Queue) -> None:
+    for raw in stream:
+        events.put(("line", raw))
+    events.put(("eof",))
 
 
 def tolerate_bad_bytes(*streams: TextIO) -> None:
