@@ -1,5 +1,18 @@
-"""The `bench` positions: a fixed set searched to a fixed depth; the node total is a signature."""
+"""The measuring tools on the engine's position: perft and perf (the move generator), the
+`bench` (a fixed set of positions searched to a fixed depth; the node total is a signature)
+and test suites, with their results."""
 from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from ponderosa.core_ext.board import Board
+from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
+from ponderosa.engine.testsuite import TestPosition, read_suite
+
+if TYPE_CHECKING:
+    from ponderosa.engine.engine import Engine
 
 # Middlegames and endgames from well-known test sets (Bratko-Kopec, perft and CPW positions).
 BENCH_POSITIONS = [
@@ -39,3 +52,140 @@ BENCH_POSITIONS = [
     "r2q1rk1/pb1nbppp/1p2pn2/2pp4/2PP4/1PNBPN2/PB3PPP/R2Q1RK1 w - - 0 10",
 ]
 BENCH_DEPTH = 12
+
+
+def rate(count: int, seconds: float) -> float:
+    """count per second; a run too short to time counts as infinitely fast."""
+    return count / seconds if seconds > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class PerftResult:
+    """Leaf nodes counted to a depth, and how long it took."""
+
+    depth: int
+    nodes: int
+    seconds: float
+
+    @property
+    def nodes_per_second(self) -> float:
+        return rate(self.nodes, self.seconds)
+
+
+@dataclass(frozen=True)
+class PerfResult:
+    """Crafty's `perf`: move generation speed alone, and with make/unmake of every move."""
+
+    generated: int
+    generate_seconds: float
+    made: int
+    make_seconds: float
+
+    @property
+    def generated_per_second(self) -> float:
+        return rate(self.generated, self.generate_seconds)
+
+    @property
+    def made_per_second(self) -> float:
+        return rate(self.made, self.make_seconds)
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    positions: int
+    depth: int
+    nodes: int
+    seconds: float
+
+    @property
+    def nodes_per_second(self) -> float:
+        return rate(self.nodes, self.seconds)
+
+
+@dataclass
+class SuiteReport:
+    total: int = 0
+    right: int = 0
+    failures: list[tuple[TestPosition, str | None]] = field(default_factory=list)
+    nodes: int = 0
+    seconds: float = 0.0
+
+
+def perft(board: Board, depth: int) -> PerftResult:
+    start = time.perf_counter()
+    nodes = board.perft(depth)
+    return PerftResult(depth, nodes, time.perf_counter() - start)
+
+
+def perf(board: Board, seconds: float = 1.0) -> PerfResult:
+    """Measure generation, then generation with make/unmake, each for about `seconds`."""
+    return PerfResult(*_timed(board.count_generated, seconds), *_timed(board.count_generated_made, seconds))
+
+
+def _timed(kernel: Callable[[int], int], seconds: float) -> tuple[int, float]:
+    """Run kernel(repetitions) with repetitions grown until it lasts `seconds`."""
+    repetitions = 1000
+    while True:
+        start = time.perf_counter()
+        count = kernel(repetitions)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds or repetitions >= 1 << 40:
+            return count, elapsed
+        repetitions *= 2 if elapsed > seconds / 8 else 8
+
+
+def run_bench(engine: Engine, depth: int = BENCH_DEPTH,
+              on_position: Callable[[int, str, SearchResult], None] | None = None,
+              threads: int = 1) -> BenchResult:
+    """Search the bench positions to a fixed depth from cleared tables: same nodes every run
+    with one thread (the signature); with more, the threads' race makes the count vary."""
+    saved = engine.board
+    nodes, seconds = 0, 0.0
+    try:
+        for index, fen in enumerate(BENCH_POSITIONS):
+            engine.board = Board(fen)
+            engine.helpers.clear()   # parked first: no helper may still be storing
+            engine.tt.wipe()
+            engine.evaluator.clear()
+            engine.searcher.core.clear()
+            result = engine.searcher.run(engine.board, SearchLimits(depth=depth), threads=threads, multi_pv=1)
+            nodes += result.nodes
+            seconds += result.seconds
+            if on_position is not None:
+                on_position(index, fen, result)
+    finally:
+        engine.board = saved
+    return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds)
+
+
+def run_suite(engine: Engine, path: str, early_exit: int | None = None,
+              on_result: Callable[[TestPosition, SearchResult, bool], None] | None = None,
+              on_thinking: Callable[[Thinking], None] | None = None) -> SuiteReport:
+    """Run a test suite with the engine's current limits; early_exit ends a search once the right
+    move has been held for that many iterations. Raises SuiteError for a bad file."""
+    positions = read_suite(path)
+    saved = engine.board
+    report = SuiteReport()
+    try:
+        for position in positions:
+            engine.board = Board(position.fen)
+            held = [0]
+
+            def keep_going(depth: int, best: str, position: TestPosition = position,
+                           held: list[int] = held) -> bool:
+                held[0] = held[0] + 1 if position.is_right(best) else 0
+                return early_exit is None or held[0] < early_exit
+
+            result = engine.think(engine.limits(), on_thinking, keep_going)
+            right = position.is_right(result.best_move)
+            report.total += 1
+            report.right += right
+            report.nodes += result.nodes
+            report.seconds += result.seconds
+            if not right:
+                report.failures.append((position, result.best_move))
+            if on_result is not None:
+                on_result(position, result, right)
+    finally:
+        engine.board = saved
+    return report

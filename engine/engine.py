@@ -3,9 +3,8 @@ protocol layers' requests; results come back as values or through callbacks."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -15,7 +14,17 @@ from ponderosa.core_ext.board import START_FEN, Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.core_ext.tt import TranspositionTable
-from ponderosa.engine.bench import BENCH_DEPTH, BENCH_POSITIONS
+from ponderosa.engine.bench import (
+    BENCH_DEPTH,
+    BenchResult,
+    PerfResult,
+    PerftResult,
+    SuiteReport,
+    perf,
+    perft,
+    run_bench,
+    run_suite,
+)
 from ponderosa.engine.book.export import export_polyglot
 from ponderosa.engine.book.opening_book import (
     LARGE_BOOK_NAME,
@@ -35,7 +44,7 @@ from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.tablebases import Tablebases
-from ponderosa.engine.testsuite import TestPosition, read_suite
+from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import MAX_THREADS, HelperPool, SearchWorker
 
 if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
@@ -54,63 +63,6 @@ class IllegalMoveError(ValueError):
 
 def _divided(seconds: float | None, divisor: float) -> float | None:
     return None if seconds is None else seconds / divisor
-
-
-def rate(count: int, seconds: float) -> float:
-    """count per second; a run too short to time counts as infinitely fast."""
-    return count / seconds if seconds > 0 else float("inf")
-
-
-@dataclass(frozen=True)
-class PerftResult:
-    """Leaf nodes counted to a depth, and how long it took."""
-
-    depth: int
-    nodes: int
-    seconds: float
-
-    @property
-    def nodes_per_second(self) -> float:
-        return rate(self.nodes, self.seconds)
-
-
-@dataclass(frozen=True)
-class PerfResult:
-    """Crafty's `perf`: move generation speed alone, and with make/unmake of every move."""
-
-    generated: int
-    generate_seconds: float
-    made: int
-    make_seconds: float
-
-    @property
-    def generated_per_second(self) -> float:
-        return rate(self.generated, self.generate_seconds)
-
-    @property
-    def made_per_second(self) -> float:
-        return rate(self.made, self.make_seconds)
-
-
-@dataclass(frozen=True)
-class BenchResult:
-    positions: int
-    depth: int
-    nodes: int
-    seconds: float
-
-    @property
-    def nodes_per_second(self) -> float:
-        return rate(self.nodes, self.seconds)
-
-
-@dataclass
-class SuiteReport:
-    total: int = 0
-    right: int = 0
-    failures: list[tuple[TestPosition, str | None]] = field(default_factory=list)
-    nodes: int = 0
-    seconds: float = 0.0
 
 
 @dataclass
@@ -688,12 +640,10 @@ class Engine:
         total = self.evaluator.evaluate(self.board)
         return (total if self.board.white_to_move else -total), self.evaluator.breakdown(self.board)
 
-    # -- tools ----------------------------------------------------------------
+    # -- tools (engine/bench.py) -------------------------------------------------
 
     def perft(self, depth: int) -> PerftResult:
-        start = time.perf_counter()
-        nodes = self.board.perft(depth)
-        return PerftResult(depth, nodes, time.perf_counter() - start)
+        return perft(self.board, depth)
 
     def divide(self, depth: int) -> list[tuple[str, int]]:
         """Perft split by root move: (move in UCI, nodes below it)."""
@@ -701,72 +651,18 @@ class Engine:
 
     def perf(self, seconds: float = 1.0) -> PerfResult:
         """Measure generation, then generation with make/unmake, each for about `seconds`."""
-        return PerfResult(*self._timed(self.board.count_generated, seconds),
-                          *self._timed(self.board.count_generated_made, seconds))
-
-    @staticmethod
-    def _timed(kernel: Callable[[int], int], seconds: float) -> tuple[int, float]:
-        """Run kernel(repetitions) with repetitions grown until it lasts `seconds`."""
-        repetitions = 1000
-        while True:
-            start = time.perf_counter()
-            count = kernel(repetitions)
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds or repetitions >= 1 << 40:
-                return count, elapsed
-            repetitions *= 2 if elapsed > seconds / 8 else 8
+        return perf(self.board, seconds)
 
     def bench(self, depth: int = BENCH_DEPTH,
               on_position: Callable[[int, str, SearchResult], None] | None = None,
               threads: int = 1) -> BenchResult:
         """Search the bench positions to a fixed depth from cleared tables: same nodes every run
         with one thread (the signature); with more, the threads' race makes the count vary."""
-        saved = self.board
-        nodes, seconds = 0, 0.0
-        try:
-            for index, fen in enumerate(BENCH_POSITIONS):
-                self.board = Board(fen)
-                self.helpers.clear()   # parked first: no helper may still be storing
-                self.tt.wipe()
-                self.evaluator.clear()
-                self.searcher.core.clear()
-                result = self.searcher.run(self.board, SearchLimits(depth=depth), threads=threads, multi_pv=1)
-                nodes += result.nodes
-                seconds += result.seconds
-                if on_position is not None:
-                    on_position(index, fen, result)
-        finally:
-            self.board = saved
-        return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds)
+        return run_bench(self, depth, on_position, threads)
 
     def run_suite(self, path: str, early_exit: int | None = None,
                   on_result: Callable[[TestPosition, SearchResult, bool], None] | None = None,
                   on_thinking: Callable[[Thinking], None] | None = None) -> SuiteReport:
         """Run a test suite with the current limits; early_exit ends a search once the right
         move has been held for that many iterations. Raises SuiteError for a bad file."""
-        positions = read_suite(path)
-        saved = self.board
-        report = SuiteReport()
-        try:
-            for position in positions:
-                self.board = Board(position.fen)
-                held = [0]
-
-                def keep_going(depth: int, best: str, position: TestPosition = position,
-                               held: list[int] = held) -> bool:
-                    held[0] = held[0] + 1 if position.is_right(best) else 0
-                    return early_exit is None or held[0] < early_exit
-
-                result = self.think(self.limits(), on_thinking, keep_going)
-                right = position.is_right(result.best_move)
-                report.total += 1
-                report.right += right
-                report.nodes += result.nodes
-                report.seconds += result.seconds
-                if not right:
-                    report.failures.append((position, result.best_move))
-                if on_result is not None:
-                    on_result(position, result, right)
-        finally:
-            self.board = saved
-        return report
+        return run_suite(self, path, early_exit, on_result, on_thinking)
