@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+import wall_clock
 
 REPO = Path(__file__).resolve().parents[1]
 # What the default run reads lives in the repository (tests/data/README.md gives each file's source).
@@ -13,6 +16,15 @@ DATA = REPO / "tests" / "data"
 # The large collections (the 145,716 master games) are not in the repository: the folder that
 # PONDEROSA_DATA names holds them (docs/DATA.md says where each comes from). Only slow tests read them.
 LARGE_DATA = Path(os.environ["PONDEROSA_DATA"]) if os.environ.get("PONDEROSA_DATA") else None
+
+
+@pytest.fixture(autouse=True)
+def _wall_clock_scale(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Wall-clock bounds as written for a `timing` test, stretched for a busy machine otherwise
+    (tests/wall_clock.py)."""
+    wall_clock.scale = 1.0 if request.node.get_closest_marker("timing") else wall_clock.LOADED_SCALE
+    yield
+    wall_clock.scale = wall_clock.LOADED_SCALE
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,6 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 
 # Built from pieces so that this file does not name what it looks for.
@@ -22,8 +20,6 @@ OUTSIDE = "../" + "shared"
 MAY_NAME_OUTSIDE = {"tests/data/README.md", ".ci/run"}
 # protocol/ is being restructured in a change of its own, which points this docstring line at
 # docs/PROTOCOL.md; until that lands, this line alone makes the test an expected failure.
-PENDING_ELSEWHERE = {"protocol/xboard.py": "See " + OUTSIDE + "/PROTOCOL.md"}
-
 WORK_PERIOD = re.compile("(first|second|third|[a-z]+th) " + "session", re.IGNORECASE)
 # There a session is the moves of one time control (XBoard's `level 40 5 0`), not a period of work.
 TIME_CONTROL_CODE = {"engine/clock.py", "tests/test_clock.py"}
@@ -92,10 +88,6 @@ def lines_matching(found: Callable[[str], bool], skip: set[str]) -> list[str]:
 
 def test_no_file_names_a_folder_outside_the_repository() -> None:
     offenders = lines_matching(lambda line: OUTSIDE in line, MAY_NAME_OUTSIDE)
-    pending = [hit for hit in offenders
-               if any(hit.startswith(f"{path}:") and text in hit for path, text in PENDING_ELSEWHERE.items())]
-    if offenders and offenders == pending:
-        pytest.xfail("only the line the protocol restructuring rewrites: " + "; ".join(pending))
     assert not offenders, (f"a clone has no {OUTSIDE} folder: name the public source, or the folder "
                            "PONDEROSA_DATA names (docs/DATA.md), instead:\n" + "\n".join(offenders))
 

@@ -12,6 +12,8 @@ from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, read_suite
 
+from wall_clock import allowed, bounds
+
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
@@ -105,7 +107,8 @@ def test_draw_score_is_contempt_for_the_root_side(engine: Engine) -> None:
         engine.draw_score = 0
 
 
-def test_stop_from_another_thread_returns_a_legal_move_quickly(engine: Engine) -> None:
+@pytest.mark.parametrize("median_bound", bounds(0.010, 1.0))
+def test_stop_from_another_thread_returns_a_legal_move_quickly(engine: Engine, median_bound: float) -> None:
     engine.new_game()
     engine.set_position("r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1")
     legal = set(engine.legal_moves())
@@ -121,15 +124,15 @@ def test_stop_from_another_thread_returns_a_legal_move_quickly(engine: Engine) -
         delays.append(time.perf_counter() - stopped_at)
         assert not thread.is_alive()
         assert box["result"].best_move in legal
-    # The C search polls its flag every 1024 nodes; the median delay must stay within 10 ms.
-    assert sorted(delays)[2] < 0.010, delays
+    # The C search polls its flag every 1024 nodes; on a quiet machine the median delay stays within 10 ms.
+    assert sorted(delays)[2] < median_bound, delays
 
 
 def test_fixed_time_search_keeps_to_its_time(engine: Engine) -> None:
     engine.new_game()
     start = time.perf_counter()
     result = engine.think(SearchLimits.fixed_time(0.3))
-    assert time.perf_counter() - start < 0.6
+    assert time.perf_counter() - start < allowed(0.6)
     assert result.best_move in Board().legal_moves()
 
 

@@ -20,6 +20,7 @@ from ponderosa.engine.search import MATE_THRESHOLD, SearchLimits, mate_distance
 from ponderosa.engine.worker import HELPER_NICENESS
 from ponderosa.protocol.console import Console
 
+from wall_clock import allowed, bounds
 from xboard_harness import MOVE, THINK, fresh_engine
 
 THREADS = 8
@@ -80,7 +81,8 @@ def test_node_limit_counts_the_nodes_of_all_threads(engine: Engine) -> None:
     assert engine.searcher.core.nodes < result.nodes
 
 
-def test_stop_with_eight_threads_returns_a_legal_move_quickly(engine: Engine) -> None:
+@pytest.mark.parametrize("median_bound", bounds(0.010, 1.0))
+def test_stop_with_eight_threads_returns_a_legal_move_quickly(engine: Engine, median_bound: float) -> None:
     engine.new_game()
     engine.set_position(MIDDLEGAME)
     legal = set(engine.legal_moves())
@@ -106,12 +108,12 @@ def test_stop_with_eight_threads_returns_a_legal_move_quickly(engine: Engine) ->
         assert box["result"].best_move in legal
         parking = time.perf_counter()
         engine.searcher.park_helpers()   # the helpers stop on their own beside the move
-        assert time.perf_counter() - parking < 0.5
+        assert time.perf_counter() - parking < allowed(0.5)
         assert all(helper._idle.is_set() for helper in engine.helpers._helpers)
     # The main thread polls the shared flag every 1024 nodes and decides without waiting for
     # the helpers (each of which stops at its own next poll, when the scheduler runs it); the
     # helpers run at a lower priority, so with eight threads on two cores it is scheduled first.
-    assert statistics.median(delays) < 0.010, delays
+    assert statistics.median(delays) < median_bound, delays
 
 
 def test_a_table_torn_by_eight_writers_gives_right_moves_and_mates() -> None:
@@ -235,7 +237,7 @@ def test_xboard_game_with_eight_threads_pondering_and_analysis() -> None:
             time.sleep(0.5)
             sent = engine.send("?")
             engine.expect_move(1.0)
-            assert engine.last_move_at - sent < 0.5   # the pipe and the GIL, beside the 10 ms stop
+            assert engine.last_move_at - sent < allowed(0.5)   # the pipe and the GIL, beside the 10 ms stop
         engine.send("result * {stopped}")
         engine.sync(4, timeout=2.0)
         assert not [text for text in engine.transcript if text.startswith("< Error")]

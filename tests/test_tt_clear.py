@@ -10,6 +10,8 @@ from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
 
+from wall_clock import allowed
+
 GIGABYTE = 1 << 30
 
 
@@ -30,9 +32,9 @@ def test_clear_of_a_one_gigabyte_table_forgets_everything_at_once() -> None:
     seconds = time.perf_counter() - started
     assert all(table.probe(key) is None for key in keys)
     assert table.hashfull() == 0
-    # The memset it replaces took about 2 s for 1 GB on this machine; the bound is generous
-    # so a loaded machine cannot fail it, and still 40 times under the memset.
-    assert seconds < 0.05
+    # The memset it replaces took about 2 s for 1 GB on this machine; the bound (50 ms, four times
+    # that on a busy machine: tests/wall_clock.py) stays ten times under it.
+    assert seconds < allowed(0.05)
     # After the clear the table works as before.
     table.store(keys[0], 7, 123, 9, 3)
     assert table.probe(keys[0]) == (7, 123, 9, 3)
@@ -65,7 +67,7 @@ def test_new_game_with_a_large_hash_is_instant_and_the_engine_still_finds_moves(
     engine.new_game()
     seconds = time.perf_counter() - started
     assert all(engine.tt.probe(key) is None for key in children)
-    assert seconds < 0.05
+    assert seconds < allowed(0.05)
     assert engine.think(SearchLimits(depth=5)).best_move in {m.uci() for m in chess.Board().legal_moves}
 
 

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from wall_clock import allowed
+
 BESTMOVE = re.compile(r"^bestmove (\S+)(?: ponder (\S+))?$")
 INFO_FIELDS = ("depth", "seldepth", "multipv", "score", "nodes", "nps", "time", "hashfull", "tbhits", "pv")
 
@@ -124,7 +126,7 @@ class UciEngine:
     def until(self, pattern: str, seconds: float) -> tuple[re.Match, list[Line]]:
         """Read until a line matches; returns the match and every line read (the match last)."""
         regex = re.compile(pattern)
-        deadline = time.monotonic() + seconds
+        deadline = time.monotonic() + allowed(seconds)
         seen: list[Line] = []
         while True:
             line = self.read(deadline - time.monotonic())

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import chess
 
+from wall_clock import allowed
+
 # §11.0 regexes.
 MOVE = re.compile(r"^move\s+(\S+)\s*$")
 PONG = re.compile(r"^pong\s+(-?\d+)\s*$")
@@ -239,7 +241,7 @@ class XBoardEngine:
         "C": accept cutechess's list and reject the rest. The timeout is lenient (a loaded
         machine starts Python slowly); T01 checks the handshake time itself."""
         sent = self.send("xboard", f"protover {protover}")
-        deadline = sent + timeout
+        deadline = sent + allowed(timeout)
         done = False
         while not done:
             line = self.read(max(0.0, deadline - time.monotonic()), keep_thinking=True)
@@ -281,7 +283,7 @@ class XBoardEngine:
         sent = self.send(f"ping {number}")
         seen: list[Line] = []
         while True:
-            line = self.read(max(0.0, sent + timeout - time.monotonic()))
+            line = self.read(max(0.0, sent + allowed(timeout) - time.monotonic()))
             if line is None:
                 self.fail(f"no `pong {number}` within {timeout} s")
             match = PONG.match(line.text)
@@ -304,7 +306,7 @@ class XBoardEngine:
     def expect_move(self, timeout: float, push: bool = True) -> str:
         """MOVE(t): `move M` within t s, M legal on the harness board (pushed). Other lines in
         between (thinking, claims, offers, hints) are kept in `self.side_lines`; Error/Illegal fail."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + allowed(timeout)
         self.side_lines = []
         while True:
             line = self.read(max(0.0, deadline - time.monotonic()), keep_thinking=True)
@@ -328,7 +330,7 @@ class XBoardEngine:
 
     def expect_line(self, pattern: re.Pattern, timeout: float, keep_thinking: bool = False) -> re.Match:
         """The first line matching pattern within timeout; other lines are skipped."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + allowed(timeout)
         while True:
             line = self.read(max(0.0, deadline - time.monotonic()), keep_thinking)
             if line is None:
