@@ -438,12 +438,19 @@ def move_report(level: int, summary: SearchSummary, noise_nodes: int) -> str | N
 
 def mate_announcement(level: int, mate: int | None, announced: int | None) -> str | None:
     """`mate in N` at level 1 and up when the engine finds a mate for itself, once: not again
-    while the announced mate counts down move by move (N = announced - 1)."""
+    while that mate counts down move by move (N = announced - 1, where `announced` is the mate
+    of the move before: `next_announced_mate` keeps it through the silent moves)."""
     if level < 1 or mate is None or mate <= 0:
         return None
     if announced is not None and mate == announced - 1:
         return None
     return f"mate in {mate}"
+
+
+def next_announced_mate(mate: int | None) -> int | None:
+    """The mate the next move's countdown is measured against: this move's mate for the engine,
+    said or not (a silent countdown step must move it too, or the step after it is said again)."""
+    return mate if mate is not None and mate > 0 else None
 
 
 def book_report(level: int, san: str, percent: float, candidates: str) -> str | None:

@@ -2,6 +2,7 @@
 clock: every rule is a pure function, tested here without an engine or a server."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,26 @@ def test_lightning_with_network_lag_needs_the_allowance() -> None:
     assert play_at_the_hard_limit(parse_level("0 0:30 0"), overhead=0.2, moves=80, lag_seconds=0.2) >= 0
     assert play_at_the_hard_limit(parse_level("0 1 1"), overhead=0.3, moves=120, lag_seconds=0.3) >= 0
     assert play_at_the_hard_limit(parse_level("40 1 0"), overhead=0.3, moves=120, lag_seconds=0.3) >= 0
+
+
+def test_a_mate_is_announced_once_while_it_counts_down_move_by_move() -> None:
+    """Mate in 7, then 6, 5, ... 1 on the engine's next moves: one `mate in 7` and nothing after it
+    (the silent countdown steps used to leave the announced mate at 7, so 5 and 3 were said again)."""
+    from ponderosa.engine.engine import Engine
+    from ponderosa.engine.search import MATE_SCORE, SearchResult
+    from ponderosa.protocol.xboard import XBoardSession
+
+    engine = Engine()
+    try:
+        engine.ics.enabled, engine.ics.kibitz_level = True, 1
+        session = XBoardSession(engine, io.StringIO())
+        session.ics.start_game()
+        said = []
+        for mate in range(7, 0, -1):
+            said += session.ics.move_chatter(SearchResult("e2e4", MATE_SCORE - (2 * mate - 1), 9, 1000, 0.1))
+        assert said == [("kibitz", "mate in 7")]
+        said = session.ics.move_chatter(SearchResult("e2e4", 30, 9, 1000, 0.1))   # the mate is gone
+        said += session.ics.move_chatter(SearchResult("e2e4", MATE_SCORE - 5, 9, 1000, 0.1))
+        assert said == [("kibitz", "mate in 3")]   # a mate found anew is said again
+    finally:
+        engine.shutdown()

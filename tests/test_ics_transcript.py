@@ -95,7 +95,8 @@ def test_level_two_one_line_per_move_and_level_three_adds_the_pv(engines: list, 
     server_game(engine, "Bobby", MIDDLEGAME)
     engine.send("st 0.3", "go")
     engine.expect_move(3.0)
-    lines = tells(engine.side_lines + play_out(engine, 0.3))
+    lines = tells(engine.side_lines)   # said before the move line
+    assert tells(play_out(engine, 0.3)) == []
     assert len(lines) == 2, lines      # one whisper (tellothers), one kibitz (tellall)
     line = r"depth \d+ score [+-]\d+\.\d\d \(White's view\) time [\d.]+s nodes \d+ speed \d+kn/s"
     assert re.match(rf"tellothers {line}$", lines[0]), lines
@@ -115,8 +116,9 @@ def test_level_one_announces_a_mate_once(engines: list, tmp_path: Path) -> None:
     server_game(engine, "Bobby", MATE_IN_TWO)
     engine.send("st 0.5", "go")
     engine.expect_move(3.0)
-    lines = tells(engine.side_lines + play_out(engine, 0.3))
+    lines = tells(engine.side_lines)   # before the move: the mating move ends the server's game
     assert lines == ["tellall mate in 1"] or lines == ["tellall mate in 2"], lines
+    assert tells(play_out(engine, 0.3)) == []
 
 
 def test_level_four_tells_book_moves(engines: list, tmp_path: Path) -> None:
@@ -124,7 +126,8 @@ def test_level_four_tells_book_moves(engines: list, tmp_path: Path) -> None:
     server_game(engine, "Bobby", chess.STARTING_FEN, book=True)
     engine.send("go")
     engine.expect_move(3.0)
-    lines = tells(engine.side_lines + play_out(engine, 0.3))
+    lines = tells(engine.side_lines)   # before the move, as for a searched move
+    assert tells(play_out(engine, 0.3)) == []
     assert len(lines) == 1 and re.match(r"tellall book move \S+ \(\d+%\) from \{.+\}$", lines[0]), lines
 
 

@@ -149,17 +149,14 @@ class ServerPlay:
                                     san_text(self.engine.game, result.pv), mate,
                                     self.engine.game.turn == chess.WHITE)
         lines = []
-        announced = self.announced_mate
         for kind, level in levels:
-            announcement = ics.mate_announcement(level, mate, announced)
+            announcement = ics.mate_announcement(level, mate, self.announced_mate)
             if announcement:
                 lines.append((kind, announcement))
-                self.announced_mate = mate
             report = ics.move_report(min(level, 4), summary, self.engine.ics.noise_nodes)
             if report:
                 lines.append((kind, report))
-        if mate is None or mate <= 0:
-            self.announced_mate = None
+        self.announced_mate = ics.next_announced_mate(mate)
         return lines
 
     def say(self, lines: list[tuple[str, str]]) -> None:

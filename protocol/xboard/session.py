@@ -197,8 +197,8 @@ class XBoardSession:
         self.send_debug(f"book move {san} ({chance * 100:.0f}%) from {{{moves}}}")
         if self.post:
             self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
+        self.ics.book_move(san, chance, moves)   # before the move, as for a searched move
         self._send_move(probe.move, None)
-        self.ics.book_move(san, chance, moves)
 
     def _send_move(self, uci: str, searched: SearchResult | None) -> bool:
         """Play the engine's move and send it, then any claim and the held pongs; True while
@@ -259,9 +259,10 @@ class XBoardSession:
         if (self.draw_offered and self.accepts_draw(result.score)) or self.ics.offers_draw():
             self.out.line("offer draw")
         self.draw_offered = False
-        chatter = self.ics.move_chatter(result)
+        # What is said of a move goes out before it: a move that ends the game ends the server's
+        # game too, and a tell after it reaches nobody ("You are not playing or observing a game").
+        self.ics.say(self.ics.move_chatter(result))
         going_on = self._send_move(result.best_move, result)
-        self.ics.say(chatter)
         if going_on:
             self.start_pondering(result.ponder_move)
 
