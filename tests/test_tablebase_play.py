@@ -234,6 +234,20 @@ def test_xboard_options_and_bad_paths(tmp_path: Path) -> None:
     assert "pong 1" in lines
 
 
+def test_a_missing_folder_is_a_popup_once_and_xboards_default_never(tmp_path: Path) -> None:
+    """xboard sends `egtpath` at every game; its built-in default folder is missing on most
+    machines. A popup (telluser) comes once per message; the repeats and the default folder
+    go only to xboard's debug file (`#` lines)."""
+    nowhere = tmp_path / "nowhere"
+    game = ["new", f"egtpath syzygy {nowhere}", "egtpath syzygy /EGT/Syzygy"]
+    lines = run_xboard(["xboard", "protover 2", *game, *game, *game, "ping 1"])
+    popups = [line for line in lines if line.startswith("telluser")]
+    assert popups == [f"telluser Syzygy: {nowhere}: no such directory"], popups
+    assert lines.count(f"# Syzygy: {nowhere}: no such directory") == 2
+    assert lines.count("# Syzygy: /EGT/Syzygy: no such directory") == 3
+    assert "pong 1" in lines
+
+
 def test_xboard_corrupt_table_gives_a_message_and_a_legal_move(tmp_path: Path) -> None:
     folder = tmp_path / "tables"
     shutil.copytree(TABLES, folder)

@@ -63,6 +63,7 @@ class XBoardSession:
         self.last_scores: list[int] = []
         self.last_report: Thinking | None = None
         self.resign_pawns = 0
+        self.tablebase_messages_told: set[str] = set()   # each said once per process, not per game
         self.ics = ServerPlay(self)
 
     # -- the loop ---------------------------------------------------------------

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from ponderosa.protocol.xboard.session import XBoardSession
 
 EGT_FEATURE = 'egt="syzygy"'
+# The folder xboard sends when its user named none (`-egtFormats` in /etc/xboard/xboard.conf):
+# missing on most machines, and no mistake of the user's.
+XBOARD_DEFAULT_PATH = "/EGT/Syzygy"
 
 
 def tablebase_features(engine: Engine) -> list[str]:
@@ -48,11 +51,15 @@ def _set_path(session: XBoardSession, path: str) -> None:
 
 
 def report_tables(session: XBoardSession, messages: list[str] | None) -> None:
-    """The tables changed (messages not None): what could not be used, then what was found."""
+    """The tables changed (messages not None): what could not be used, then what was found. A
+    message is a popup (`telluser`) once per process, and never for xboard's default folder:
+    xboard sends the path again at every game, so the rest only goes to its debug file."""
     if messages is None:
         return
     for message in messages:
-        session.out.line(f"telluser Syzygy: {message}")
+        popup = message not in session.tablebase_messages_told and not message.startswith(XBOARD_DEFAULT_PATH)
+        session.tablebase_messages_told.add(message)
+        session.out.line(f"{'telluser' if popup else '#'} Syzygy: {message}")
     session.out.line(f"# {session.engine.tablebases.summary()}")
 
 
