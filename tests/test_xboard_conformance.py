@@ -913,18 +913,22 @@ def test_T76_basic_analysis(xb: Start) -> None:
 
 def analysis_first_moves(engine: XBoardEngine, board: chess.Board, seconds: float = 0.6,
                          restarted: bool = True) -> list[chess.Move]:
-    """First PV moves of the thinking lines printed within `seconds`; Error/Illegal/move fail.
+    """First PV moves of the thinking lines printed within `seconds` of the search's first line
+    (which must come within allowed(seconds)); Error/Illegal/move fail.
 
     With `restarted`, lines before the first ply-1 line belong to the search that the last
     command replaced (it was deeper by then) and are skipped."""
-    moves = []
-    for line in engine.collect(seconds):
+    moves: list[chess.Move] = []
+    end = time.monotonic() + allowed(seconds)
+    while (line := engine.read(max(0.0, end - time.monotonic()), keep_thinking=True)) is not None:
         assert not MOVE.match(line.text) and not ERROR.match(line.text) and not ILLEGAL.match(line.text), line
         match = THINK.match(line.text)
         if match and restarted:
             if match.group(1) != "1":
                 continue
             restarted = False
+        if match and not moves:
+            end = line.at + seconds   # the window opens with the search's first line
         if match:
             move = pv_first_move(match.group(5), board)
             assert move is not None, f"PV not legal in {board.fen()}: {line.text}"
