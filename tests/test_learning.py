@@ -1,12 +1,14 @@
-"""Learning inside the engine: the book-learning paper's experiment (section 5.1), result
-learning, position learning across processes, .lrn export and import, and learning that
-survives a book rebuild."""
+"""Learning inside the engine: the book-learning paper's experiment (section 5.1), result learning
+(the engine's last choice as it was when it chose), position learning across processes, .lrn
+export and import, and learning that survives a book rebuild."""
 from __future__ import annotations
 
 import random
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import chess
@@ -17,8 +19,14 @@ from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.engine.book.build import create_book
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.learning.learner import BOOK_LRN, POSITION_LRN, GameRecord, LearnFileError
-from ponderosa.engine.learning.rules import LEARN_POSITION, SEARCHES_REMEMBERED, SearchSample
-from ponderosa.engine.search import SearchLimits
+from ponderosa.engine.learning.rules import (
+    LEARN_DEFAULT,
+    LEARN_POSITION,
+    SEARCHES_REMEMBERED,
+    SearchSample,
+)
+from ponderosa.engine.learning.store import LearnedMove
+from ponderosa.engine.search import SearchLimits, SearchResult
 
 # The paper's section 5 book: three "bad line" games (4. Nc3 drops the bishop) with three
 # different sixth moves, and the normal line.
@@ -45,6 +53,7 @@ PAPER_BOOK = """
 """
 AFTER_3_A6 = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
 AFTER_5_NF6 = AFTER_3_A6 + ["b1c3", "a6b5", "c3b5", "g8f6"]
+SIXTH_MOVES = ["b5c3", "d2d3", "e1g1"]   # 6. Nc3, 6. d3, 6. O-O: one game each, so tried in book order
 ENGINE_DEPTH = 12     # figure 2.1 calls ten plies "normal"; twelve trust the value 1.2 times
 OPPONENT_DEPTH = 8    # a weaker opponent would hand material back and blur what the book line cost
 
@@ -77,15 +86,43 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def paper_opponent() -> Engine:
+    """The opponent of the experiments: no book of its own, learns nothing."""
+    opponent = Engine()
+    opponent.book.enabled = False
+    opponent.learner.mask = 0
+    return opponent
+
+
+Search = Callable[[Engine], SearchResult]
+
+
+def searching(depth: int) -> Search:
+    """The engine's own search to the depth."""
+    return lambda engine: engine.think(SearchLimits(depth=depth))
+
+
+ENGINE_SEARCH = searching(ENGINE_DEPTH)
+
+
+def scripted(score: int, depth: int) -> Search:
+    """A stand-in for the engine's search: a one-ply search picks the move, and the result says it
+    scored `score` (the engine's view) at `depth`, so learning sees exactly these values."""
+    def search(engine: Engine) -> SearchResult:
+        found = engine.think(SearchLimits(depth=1))
+        return SearchResult(found.best_move, score, depth, found.nodes, found.seconds, found.pv)
+    return search
+
+
 def play_learning_game(engine: Engine, opponent: Engine, engine_white: bool = True,
-                       max_plies: int = 80) -> list[str]:
+                       max_plies: int = 80, search: Search = ENGINE_SEARCH,
+                       opponent_depth: int = OPPONENT_DEPTH) -> list[str]:
     """Play one game: the engine from its book and then by search; the opponent follows the book's
     only move where there is one, and searches otherwise. Stops once the engine has learned from
     its first ten searches out of book. Returns the moves."""
     engine.new_game()
     opponent.new_game()
-    limits = SearchLimits(depth=ENGINE_DEPTH)
-    opponent_limits = SearchLimits(depth=OPPONENT_DEPTH)
+    opponent_limits = SearchLimits(depth=opponent_depth)
     searches = 0
     while len(engine.game.move_stack) < max_plies and searches < SEARCHES_REMEMBERED:
         if engine.outcome() is not None:
@@ -95,7 +132,7 @@ def play_learning_game(engine: Engine, opponent: Engine, engine_white: bool = Tr
             if probe.move is not None:
                 engine.play_own_move(probe.move)
             else:
-                result = engine.think(limits)
+                result = search(engine)
                 assert result.best_move is not None
                 engine.play_own_move(result.best_move, result)
                 searches += 1
@@ -114,6 +151,42 @@ def learned_value(engine: Engine, moves: list[str], move: str) -> float:
     return learned[move].value if move in learned else 0.0
 
 
+@dataclass
+class PaperGame:
+    """One game of the experiment as the engine (White) played it, and what was learned at its two
+    choices of move once the game was over."""
+
+    moves: list[str]
+    at_4: dict[str, LearnedMove]   # White's 4th move (after 3...a6)
+    at_6: dict[str, LearnedMove]   # White's 6th move (after 5...Nf6)
+
+    @property
+    def fourth(self) -> str:
+        return self.moves[6]
+
+    @property
+    def sixth(self) -> str | None:
+        """The 6th move of a game through 4. Nc3, while the book has one."""
+        return self.moves[10] if self.moves[:10] == AFTER_5_NF6 and len(self.moves) > 10 else None
+
+    def value(self, at: dict[str, LearnedMove], move: str) -> float:
+        return at[move].value if move in at else 0.0
+
+
+def play_paper_games(engine: Engine, opponent: Engine, games: int, *, lost: bool = False,
+                     search: Search = ENGINE_SEARCH, opponent_depth: int = OPPONENT_DEPTH) -> list[PaperGame]:
+    """The experiment's games, one after the other, each stopped once the engine has learned from
+    its first ten searches out of book; lost: the engine is then told it lost (resigned or mated)."""
+    played = []
+    for _ in range(games):
+        moves = play_learning_game(engine, opponent, search=search, opponent_depth=opponent_depth)
+        if lost:
+            engine.finish_game("0-1")
+        played.append(PaperGame(moves, engine.learned.learned_moves(board_after(AFTER_3_A6).key),
+                                engine.learned.learned_moves(board_after(AFTER_5_NF6).key)))
+    return played
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
@@ -122,14 +195,13 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_papers_experiment(workdir: Path) -> None:
     engine = paper_engine(workdir)
-    opponent = Engine()
-    opponent.book.enabled = False
-    opponent.learner.mask = 0
+    opponent = paper_opponent()
 
-    played = play_learning_game(engine, opponent)
+    game = play_paper_games(engine, opponent, 1)[0]
+    played = game.moves
     assert played[:7] == AFTER_3_A6 + ["b1c3"], "game 1 follows the most frequent move, 4. Nc3"
-    sixth = played[10]
-    assert sixth in ("b5c3", "d2d3", "e1g1")
+    sixth = game.sixth
+    assert sixth is not None and sixth in SIXTH_MOVES
     # The learned value of the game, stored unchanged at 6th move (the last book move)...
     value_6 = learned_value(engine, AFTER_5_NF6, sixth)
     assert value_6 < -100, f"a bishop down should be learned as bad, got {value_6}"
@@ -139,12 +211,30 @@ def test_the_papers_experiment(workdir: Path) -> None:
     assert learned_value(engine, AFTER_5_NF6[:-1], "g8f6") == pytest.approx(-value_6 / 3)
     assert (workdir / BOOK_LRN).is_file()
 
-    fourth_moves = [played[6]]
-    for _ in range(3):
-        played = play_learning_game(engine, opponent)
-        fourth_moves.append(played[6])
+    fourth_moves = [game.fourth] + [later.fourth for later in play_paper_games(engine, opponent, 3)]
     assert fourth_moves[-1] == "b5a4", f"by game 4 the engine must have given up 4. Nc3: {fourth_moves}"
     assert learned_value(engine, AFTER_3_A6, "b1c3") < -100
+
+
+def test_result_learning_flags_the_last_choice_as_it_was_when_chosen(workdir: Path) -> None:
+    """The issue's replay (learn 7, every game lost), with the searches' values fixed: -250 at
+    depth 5 learns -125. Game 2 plays 6. d3 while 6. O-O is playable too; its own book learning
+    then puts 6. d3 below the threshold, which must not change what result learning sees: the
+    move flagged is 6. d3, not 4. Nc3, and game 3 goes on to try 6. O-O."""
+    engine = paper_engine(workdir)
+    assert engine.learner.mask == LEARN_DEFAULT
+    first, second, third = play_paper_games(engine, paper_opponent(), 3, lost=True,
+                                            search=scripted(-250, 5), opponent_depth=1)
+    assert (first.fourth, first.sixth) == ("b1c3", "b5c3") and first.at_6["b5c3"].never
+    assert (second.fourth, second.sixth) == ("b1c3", "d2d3")
+    assert second.at_6["d2d3"].never, "game 2's last choice was 6. d3"
+    assert not second.at_4["b1c3"].never
+    assert second.value(second.at_4, "b1c3") == pytest.approx((-125 / 3 + -125 / 2) / 2)
+    assert (third.fourth, third.sixth) == ("b1c3", "e1g1")
+    assert third.at_4["b1c3"].never, "with 6. O-O the only playable move, the last choice was 4. Nc3"
+    # What book.lrn keeps replays the same: the engine's book moves carry their playable counts.
+    text = (workdir / BOOK_LRN).read_text()
+    assert "6. d3 { book 2 }" in text.replace("\n", " ")
 
 
 def test_result_learning_flags_the_last_choice_forever(workdir: Path) -> None:
@@ -223,9 +313,7 @@ def test_a_learned_position_reaches_a_fresh_process_and_changes_its_move(workdir
 def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: pytest.TempPathFactory,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     engine = paper_engine(workdir)
-    opponent = Engine()
-    opponent.book.enabled = False
-    opponent.learner.mask = 0
+    opponent = paper_opponent()
     for _ in range(2):
         play_learning_game(engine, opponent)
         engine.finish_game("0-1")
@@ -255,9 +343,7 @@ def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: 
 
 def test_learning_survives_a_book_rebuild(workdir: Path) -> None:
     engine = paper_engine(workdir)
-    opponent = Engine()
-    opponent.book.enabled = False
-    opponent.learner.mask = 0
+    opponent = paper_opponent()
     play_learning_game(engine, opponent)
     before = engine.learned.dump()["book_learning"]
     assert before
@@ -362,9 +448,7 @@ def test_learning_aging_fades_mild_values_of_skipped_moves(workdir: Path) -> Non
 def test_a_torn_last_learning_record_is_skipped_and_a_broken_one_named(workdir: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     engine = paper_engine(workdir)
-    opponent = Engine()
-    opponent.book.enabled = False
-    opponent.learner.mask = 0
+    opponent = paper_opponent()
     play_learning_game(engine, opponent)
     play_learning_game(engine, opponent)
     whole = (workdir / BOOK_LRN).read_text()

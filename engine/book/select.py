@@ -135,6 +135,10 @@ class BookDecision:
     search_only: list[str]     # random_mode 0: the moves to search among (empty otherwise)
     user_group_probability: float = 0.0  # chance the user-set group is drawn from
     search_probability: float = 0.0      # random_mode 0: chance choose() leaves it to a search
+    # Moves left after rule 1 (not "?" by flag, learned value or user value 0): the "playable"
+    # moves of book learning, as they were when this decision was made. None when the decision
+    # does not come from the rules (the PostBook's).
+    playable: int | None = None
 
 
 @dataclass
@@ -346,7 +350,7 @@ def rank(candidates: Sequence[Candidate], settings: BookSettings) -> BookDecisio
     )
     ranked = [RankedMove(entry.candidate, entry.value, entry.probability, entry.status, entry.group)
               for entry in ordered]
-    return BookDecision(ranked, search_only, user_probability, search_probability)
+    return BookDecision(ranked, search_only, user_probability, search_probability, len(allowed))
 
 
 def _roulette(members: list[RankedMove], rng: random.Random) -> str:
