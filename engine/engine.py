@@ -36,7 +36,7 @@ from ponderosa.engine.book.select import BookDecision
 from ponderosa.engine.fen import validate_fen
 from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learning.learner import Learner
-from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
+from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD_RANGE, LEARN_POSITION, SearchSample
 from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.opponent import Opponent
@@ -341,6 +341,20 @@ class Engine:
         probe = self.book.probe(self.board, self.game)
         self._last_probe = (self.board.key, probe)
         return probe
+
+    @property
+    def learn_threshold(self) -> int:
+        """The learned value (centipawns) below which a book move is not playable: the book does not
+        choose it and learning does not count it as an alternative (console `learn threshold`,
+        option BookLearnThreshold; the paper's -80 unless changed)."""
+        return self.book.settings.learn_threshold
+
+    @learn_threshold.setter
+    def learn_threshold(self, centipawns: int) -> None:
+        low, high = DEMOTE_THRESHOLD_RANGE
+        if not low <= centipawns <= high:
+            raise ValueError(f"the learning threshold must be {low}..{high} centipawns, got {centipawns}")
+        self.book.settings.learn_threshold = centipawns
 
     def book_decision(self) -> BookDecision | None:
         """Every book move of the position with its statistics and chances (show book, bk, bstat)."""

@@ -1,8 +1,10 @@
 """Learning inside the engine: the book-learning paper's experiment (section 5.1), result learning
-(the engine's last choice as it was when it chose), position learning across processes, .lrn
-export and import, and learning that survives a book rebuild."""
+(the engine's last choice as it was when it chose), the threshold below which a book move is not
+playable (a setting of the engine, the console, XBoard and UCI), position learning across
+processes, .lrn export and import, and learning that survives a book rebuild."""
 from __future__ import annotations
 
+import io
 import random
 import subprocess
 import sys
@@ -17,16 +19,23 @@ import pytest
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
 from ponderosa.engine.book.build import create_book
+from ponderosa.engine.book.select import STATUS_LEARN_BAD, STATUS_PLAYABLE
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.learning.learner import BOOK_LRN, POSITION_LRN, GameRecord, LearnFileError
 from ponderosa.engine.learning.rules import (
+    CRAFTY_DEMOTE_THRESHOLD,
+    DEMOTE_THRESHOLD,
     LEARN_DEFAULT,
     LEARN_POSITION,
     SEARCHES_REMEMBERED,
+    LearnedUpdate,
     SearchSample,
 )
-from ponderosa.engine.learning.store import LearnedMove
+from ponderosa.engine.learning.store import GameLearning, LearnedMove
 from ponderosa.engine.search import SearchLimits, SearchResult
+from ponderosa.protocol.console import Console
+from ponderosa.protocol.uci.session import UciSession
+from ponderosa.protocol.xboard import XBoardSession
 
 # The paper's section 5 book: three "bad line" games (4. Nc3 drops the bishop) with three
 # different sixth moves, and the normal line.
@@ -213,7 +222,7 @@ def test_the_papers_experiment(workdir: Path) -> None:
 
     fourth_moves = [game.fourth] + [later.fourth for later in play_paper_games(engine, opponent, 3)]
     assert fourth_moves[-1] == "b5a4", f"by game 4 the engine must have given up 4. Nc3: {fourth_moves}"
-    assert learned_value(engine, AFTER_3_A6, "b1c3") < -100
+    assert learned_value(engine, AFTER_3_A6, "b1c3") < DEMOTE_THRESHOLD
 
 
 def test_result_learning_flags_the_last_choice_as_it_was_when_chosen(workdir: Path) -> None:
@@ -235,6 +244,72 @@ def test_result_learning_flags_the_last_choice_as_it_was_when_chosen(workdir: Pa
     # What book.lrn keeps replays the same: the engine's book moves carry their playable counts.
     text = (workdir / BOOK_LRN).read_text()
     assert "6. d3 { book 2 }" in text.replace("\n", " ")
+
+
+def test_the_threshold_decides_which_book_moves_are_playable(workdir: Path) -> None:
+    engine = paper_engine(workdir)
+    key = board_after(AFTER_3_A6).key
+    engine.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b1c3", -90.0)]))
+
+    def at_move_4() -> tuple[dict[str, str], int | None, int, str | None]:
+        """Each book move's status, the playable moves counted by the book and by learning, and
+        the book's choice."""
+        engine.new_game()
+        for move in AFTER_3_A6:
+            engine.make_move(move)
+        decision = engine.book_decision()
+        assert decision is not None
+        line, _ = engine.learner.book_line(GameRecord("line", chess.STARTING_FEN, AFTER_3_A6 + ["b5a4"], True))
+        statuses = {ranked.candidate.move: ranked.status for ranked in decision.ranked}
+        return statuses, decision.playable, line[6].playable, engine.book_probe().move
+
+    # -0.90 is below the paper's -0.80: not playable, not an alternative.
+    assert at_move_4() == ({"b1c3": STATUS_LEARN_BAD, "b5a4": STATUS_PLAYABLE}, 1, 1, "b5a4")
+    engine.learn_threshold = CRAFTY_DEMOTE_THRESHOLD   # Crafty's documented -1.00
+    assert at_move_4() == ({"b1c3": STATUS_PLAYABLE, "b5a4": "beyond width"}, 2, 2, "b1c3")
+    for wrong in (1, -1001):
+        with pytest.raises(ValueError):
+            engine.learn_threshold = wrong
+    assert engine.learn_threshold == CRAFTY_DEMOTE_THRESHOLD
+
+
+def test_the_threshold_through_the_console_xboard_and_uci(workdir: Path) -> None:
+    console_out = io.StringIO()
+    console = Console(Engine(), console_out)
+    for line in ("learn threshold", "learn threshold -100", "learn", "learn threshold 20", "learn threshold x",
+                 "help learn"):
+        console.execute(line)
+    transcript = console_out.getvalue().splitlines()
+    assert transcript[:2] == ["learn threshold -80: book moves learned below it are not played",
+                              "learn threshold -100: book moves learned below it are not played"]
+    assert transcript[2].startswith("learn 7 ") and transcript[2].endswith("; threshold -100")
+    assert transcript[3] == "Error: the learning threshold must be -1000..0 centipawns, got 20"
+    assert transcript[4] == "Error: usage: learn threshold CENTIPAWNS (-1000..0; the paper's -80 by default)"
+    assert "threshold CP" in transcript[5] and "default -80" in transcript[5]
+    assert console.engine.learn_threshold == -100
+
+    xboard_out = io.StringIO()
+    xboard = XBoardSession(Engine(), xboard_out)
+    for line in ("xboard", "protover 2", "option BookLearnThreshold=-120", "option BookLearnThreshold=-5000",
+                 "option BookLearnThreshold=x"):
+        xboard.handle(line)
+        if line.endswith("=-120"):
+            assert xboard.engine.learn_threshold == -120
+    lines = xboard_out.getvalue().splitlines()
+    assert any('option="BookLearnThreshold -spin -80 -1000 0"' in line for line in lines if line.startswith("feature"))
+    assert xboard.engine.learn_threshold == -1000   # out of range: the nearest allowed value, as xboard clamps
+    assert lines[-1] == "Error (bad option value): option BookLearnThreshold=x"
+
+    uci_out = io.StringIO()
+    uci = UciSession(Engine(), uci_out)
+    for line in ("uci", "setoption name BookLearnThreshold value -150", "setoption name BookLearnThreshold value 20"):
+        uci.handle(line)
+        if line.endswith("-150"):
+            assert uci.engine.learn_threshold == -150
+    lines = uci_out.getvalue().splitlines()
+    assert "option name BookLearnThreshold type spin default -80 min -1000 max 0" in lines
+    assert lines[-1] == "info string option BookLearnThreshold: 20 is outside -1000..0, 0 used"
+    assert uci.engine.learn_threshold == 0
 
 
 def test_result_learning_flags_the_last_choice_forever(workdir: Path) -> None:

@@ -181,6 +181,7 @@ class Learner:
         line: list[BookStep] = []
         if not self.book.enabled:
             return line, 0   # the engine played no book moves
+        threshold = self.book.settings.learn_threshold
         for ply, move in enumerate(record.moves):
             candidates = self.book.candidates(board, evaluate=False)
             known = {candidate.move: candidate for candidate in candidates}
@@ -188,7 +189,8 @@ class Learner:
                 chosen = record.book_choices.get(ply)
                 playable = chosen if chosen is not None else sum(
                     1 for candidate in candidates
-                    if is_playable(candidate.learn, bool(candidate.flags & FLAG_BAD) or candidate.user_value == 0))
+                    if is_playable(candidate.learn, bool(candidate.flags & FLAG_BAD) or candidate.user_value == 0,
+                                   threshold))
             else:
                 postbook = [entry.move for entry in self.store.postbook_moves(board.key)]
                 if move not in postbook:
