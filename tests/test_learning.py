@@ -416,6 +416,55 @@ def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: 
         assert (other / BOOK_LRN).is_file()   # what it imported is in its own book.lrn too
 
 
+# A record as book.lrn had it before Crafty's `{value depth rating_difference}` moved to the end of
+# the record: `{value, depth, rating_difference}` before the moves, and no playable counts on the
+# engine's book moves (a game along the paper's first line, searches scripted at -250 and depth 5).
+OLD_BOOK_LRN = """[Event "Ponderosa learning"]
+[Site "?"]
+[Date "2026.11.27"]
+[Round "?"]
+[White "Ponderosa"]
+[Black "Stockfish"]
+[Result "*"]
+[PonderosaLearn "book"]
+[PonderosaGame "cc841e5b725d4335a4ef6b1190394025"]
+[PonderosaColor "white"]
+[RatingDifference "-150"]
+
+{ -250, 5, -150 } 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Nc3 axb5 5. Nxb5 Nf6 6. Nc3 Bb4 7. d3 O-O 8. O-O d5 \
+9. Nxd5 { -250/5 } 9... Nxd5 10. exd5 { -250/5 } 10... Qxd5 11. a3 { -250/5 } 11... Bc5 12. b4 { -250/5 } \
+12... Bxb4 13. c4 { -250/5 } 13... Qe6 14. Ng5 { -250/5 } 14... Qg4 15. h3 { -250/5 } 15... Qd4 16. Be3 \
+{ -250/5 } 16... Qc3 17. axb4 { -250/5 } 17... Rxa1 18. Qxa1 { -250/5 } *
+
+"""
+
+
+def test_book_lrn_ends_each_record_with_the_key_search_as_crafty_does(workdir: Path) -> None:
+    engine = paper_engine(workdir)
+    engine.learner.rating_difference = -150
+    play_paper_games(engine, paper_opponent(), 1, search=scripted(-250, 5), opponent_depth=1)
+    tags, movetext = (workdir / BOOK_LRN).read_text().strip().split("\n\n")
+    assert "[RatingDifference \"-150\"]" in tags
+    # The moves first (the engine's book moves with the playable moves when it chose, its searches
+    # as score/depth), then the key search of the first ten out of book, its depth and the rating
+    # difference, then the result.
+    assert movetext.startswith("1. e4 { book 1 } 1... e5 2. Nf3 { book 1 }")
+    assert " 4. Nc3 { book 2 } " in movetext and " 6. Nc3 { book 3 } " in movetext
+    assert movetext.endswith(" { -250/5 } {-250 5 -150} *")
+
+
+def test_book_lrn_records_written_the_old_way_are_still_read(workdir: Path) -> None:
+    engine = paper_engine(workdir)
+    old = write(workdir / "old.lrn", OLD_BOOK_LRN)
+    assert engine.import_learning(str(old)) == 1
+    # figure 2.1: -250 at depth 5, 150 points below the opponent (class 0 of 200), trusted: -125.
+    # The playable moves are counted at the import: three at move 6, two at move 4.
+    assert learned_value(engine, AFTER_5_NF6, "b5c3") == pytest.approx(-125)
+    assert learned_value(engine, AFTER_3_A6, "b1c3") == pytest.approx(-125 / 3)
+    # The imported game is appended to the engine's own book.lrn, written the new way.
+    assert (workdir / BOOK_LRN).read_text().rstrip().endswith(" { -250/5 } {-250 5 -150} *")
+
+
 def test_learning_survives_a_book_rebuild(workdir: Path) -> None:
     engine = paper_engine(workdir)
     opponent = paper_opponent()

@@ -345,8 +345,9 @@ def append_text(path: Path, text: str) -> None:
 
 def format_book_lrn(record: GameRecord, kind: str) -> str:
     """One PGN game: the moves, the engine's searches as `{score/depth}` comments (White's view),
-    its book moves as `{book N}` (N playable book moves when it chose), and Crafty's
-    `{value, depth, rating_difference}` at the end."""
+    its book moves as `{book N}` (N playable book moves when it chose), and after the last move, as
+    Crafty ends each line of its book.lrn, `{value depth rating_difference}`: the key search of the
+    first ten out of book (White's view), its depth, and the rating difference."""
     import chess.pgn
     game = chess.pgn.Game()
     game.headers["Event"] = "Ponderosa learning"
@@ -370,11 +371,15 @@ def format_book_lrn(record: GameRecord, kind: str) -> str:
         if ply in record.book_choices:
             notes.append(f"book {record.book_choices[ply]}")
         node.comment = " ".join(notes)
+    text = str(game)
     samples = [record.samples[ply] for ply in sorted(record.samples)]
-    if samples:
+    if samples and record.moves:
         key_search = first_approximation(samples[:SEARCHES_REMEMBERED])
-        game.comment = f"{key_search.score_for_white}, {key_search.depth}, {record.rating_difference}"
-    return str(game) + "\n\n"
+        trailer = f"{{{key_search.score_for_white} {key_search.depth} {record.rating_difference}}}"
+        result = game.headers["Result"]
+        moves, _, _ = text.rpartition(result)   # the result is the last word of the movetext
+        text = f"{moves.rstrip()} {trailer} {result}"
+    return text + "\n\n"
 
 
 def format_position_lrn(fen: str, entry: PositionEntry, record: GameRecord) -> str:
@@ -389,7 +394,9 @@ def format_position_lrn(fen: str, entry: PositionEntry, record: GameRecord) -> s
 def read_book_lrn(path: Path) -> tuple[list[tuple[GameRecord, str]], list[str]]:
     """The records of a book.lrn file, (game record, kind), and what was skipped: only a torn
     last record (an engine killed while appending it) is skipped; any other broken record is an
-    error naming the file and the line."""
+    error naming the file and the line. The `{value depth rating_difference}` of a record (after
+    its last move; before the first in files written before that) is for the reader's eyes: the
+    moves' own comments carry what learning replays, so it is not read."""
     records = []
     skipped: list[str] = []
     chunks = _pgn_chunks(path)
