@@ -1,7 +1,7 @@
-"""Learning inside the engine: the book-learning paper's experiment (section 5.1), result learning
-(the engine's last choice as it was when it chose), the threshold below which a book move is not
-playable (a setting of the engine, the console, XBoard and UCI), position learning across
-processes, .lrn export and import, and learning that survives a book rebuild."""
+"""Learning inside the engine: the book-learning paper's experiments (sections 5.1 and 5.2), result
+learning, the threshold below which a book move is not playable (a setting of the engine, the
+console, XBoard and UCI), position learning across processes, .lrn export and import, and learning
+that survives a book rebuild."""
 from __future__ import annotations
 
 import io
@@ -25,11 +25,13 @@ from ponderosa.engine.learning.learner import BOOK_LRN, POSITION_LRN, GameRecord
 from ponderosa.engine.learning.rules import (
     CRAFTY_DEMOTE_THRESHOLD,
     DEMOTE_THRESHOLD,
+    LEARN_BOOK,
     LEARN_DEFAULT,
     LEARN_POSITION,
     SEARCHES_REMEMBERED,
     LearnedUpdate,
     SearchSample,
+    is_playable,
 )
 from ponderosa.engine.learning.store import GameLearning, LearnedMove
 from ponderosa.engine.search import SearchLimits, SearchResult
@@ -64,6 +66,9 @@ AFTER_3_A6 = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
 AFTER_5_NF6 = AFTER_3_A6 + ["b1c3", "a6b5", "c3b5", "g8f6"]
 SIXTH_MOVES = ["b5c3", "d2d3", "e1g1"]   # 6. Nc3, 6. d3, 6. O-O: one game each, so tried in book order
 ENGINE_DEPTH = 12     # figure 2.1 calls ten plies "normal"; twelve trust the value 1.2 times
+# The paper's "very shallow" search: figure 2.1 keeps half of what five plies saw (a bishop for a
+# pawn, about -2.8, learns about -1.4, near the paper's -1.35 and -1.39).
+SHALLOW_DEPTH = 5
 OPPONENT_DEPTH = 8    # a weaker opponent would hand material back and blur what the book line cost
 
 
@@ -79,6 +84,16 @@ def first_playable_settings(engine: Engine) -> None:
     settings = engine.book.settings
     settings.random_mode, settings.width = 1, 1
     settings.weight_freq, settings.weight_ratio, settings.weight_eval, settings.weight_learn = 1.0, 0.0, 0.0, 0.0
+
+
+def learned_value_first_settings(engine: Engine) -> None:
+    """The paper's 5.2 setting: the playable move with the highest learned value; where the learned
+    values do not differ (nothing learned yet), the most frequent. Book random 1 maps each term onto
+    0..1000 and a term that does not differ adds nothing, so a frequency weight below the learn
+    weight breaks ties only."""
+    settings = engine.book.settings
+    settings.random_mode, settings.width = 1, 1
+    settings.weight_freq, settings.weight_ratio, settings.weight_eval, settings.weight_learn = 0.5, 0.0, 0.0, 1.0
 
 
 def paper_engine(folder: Path) -> Engine:
@@ -181,6 +196,10 @@ class PaperGame:
     def value(self, at: dict[str, LearnedMove], move: str) -> float:
         return at[move].value if move in at else 0.0
 
+    def playable(self, at: dict[str, LearnedMove], move: str, threshold: float) -> bool:
+        learned = at.get(move)
+        return learned is None or (not learned.never and is_playable(learned.value, threshold=threshold))
+
 
 def play_paper_games(engine: Engine, opponent: Engine, games: int, *, lost: bool = False,
                      search: Search = ENGINE_SEARCH, opponent_depth: int = OPPONENT_DEPTH) -> list[PaperGame]:
@@ -223,6 +242,59 @@ def test_the_papers_experiment(workdir: Path) -> None:
     fourth_moves = [game.fourth] + [later.fourth for later in play_paper_games(engine, opponent, 3)]
     assert fourth_moves[-1] == "b5a4", f"by game 4 the engine must have given up 4. Nc3: {fourth_moves}"
     assert learned_value(engine, AFTER_3_A6, "b1c3") < DEMOTE_THRESHOLD
+
+
+@pytest.mark.parametrize("lost", [False, True], ids=["book-learning", "learn-7-lost"])
+def test_the_papers_section_5_1_sequence(workdir: Path, lost: bool) -> None:
+    """Section 5.1: the most frequent playable book move, a very shallow search, the paper's -0.80
+    threshold. 4. Nc3 is kept for games 1-3 while the three sixth moves are given up one by one,
+    and 4. Ba4 is played from game 4 on. As in the paper (book learning alone, the games not
+    lost), and as a server operator replays it (learn 7, the engine told it lost each game)."""
+    engine = paper_engine(workdir)
+    engine.learner.mask = LEARN_DEFAULT if lost else LEARN_BOOK
+    threshold = engine.learn_threshold
+    assert threshold == DEMOTE_THRESHOLD == -80
+    games = play_paper_games(engine, paper_opponent(), 5, lost=lost, search=searching(SHALLOW_DEPTH))
+    assert [game.fourth for game in games] == ["b1c3"] * 3 + ["b5a4"] * 2
+    assert [game.sixth for game in games[:3]] == SIXTH_MOVES
+    for number, game in enumerate(games[:3]):
+        # The sixth move tried is given up after its game; those not tried yet are still playable...
+        assert not game.playable(game.at_6, SIXTH_MOVES[number], threshold)
+        assert all(game.playable(game.at_6, move, threshold) for move in SIXTH_MOVES[number + 1:])
+        # ...and 4. Nc3 stays playable while any of them is left.
+        assert game.playable(game.at_4, "b1c3", threshold) == (number < 2), number
+    first, second, third = games[:3]
+    if not lost:
+        # Book learning alone: each game's learned value is stored whole at its sixth move (the last
+        # book move), and 4. Nc3 gets its share: a third with three playable sixth moves, then a half
+        # averaged in, then all of it averaged in (section 5.1's -0.45, -0.57, -0.98).
+        values = [game.value(game.at_6, move) for game, move in zip(games, SIXTH_MOVES)]
+        assert all(value < threshold for value in values)
+        after_1 = values[0] / 3
+        after_2 = (after_1 + values[1] / 2) / 2
+        after_3 = (after_2 + values[2]) / 2
+        assert [game.value(game.at_4, "b1c3") for game in games[:3]] == pytest.approx([after_1, after_2, after_3])
+    else:
+        # Result learning flags the last book move that had a playable alternative when it was chosen:
+        # 6. Nc3 (three playable), 6. d3 (two), then 4. Nc3, since 6. O-O was the only one left.
+        assert first.at_6["b5c3"].never and second.at_6["d2d3"].never
+        assert not second.at_4["b1c3"].never
+        assert third.at_4["b1c3"].never and not third.at_6["e1g1"].never
+
+
+def test_the_papers_section_5_2_sequence(workdir: Path) -> None:
+    """Section 5.2: the move with the highest learned value (frequency where nothing is learned):
+    game 1 plays the blunder 4. Nc3 as before, and game 2 avoids it with 4. Ba4 (learned 0.00 against
+    4. Nc3's -0.45), though 4. Nc3 is still above the threshold."""
+    engine = paper_engine(workdir)
+    learned_value_first_settings(engine)
+    engine.learner.mask = LEARN_BOOK
+    first, second = play_paper_games(engine, paper_opponent(), 2, search=searching(SHALLOW_DEPTH))
+    assert (first.fourth, first.sixth) == ("b1c3", "b5c3")
+    assert first.value(first.at_6, "b5c3") < engine.learn_threshold
+    assert first.value(first.at_4, "b1c3") == pytest.approx(first.value(first.at_6, "b5c3") / 3)
+    assert first.playable(first.at_4, "b1c3", engine.learn_threshold)
+    assert second.fourth == "b5a4"
 
 
 def test_result_learning_flags_the_last_choice_as_it_was_when_chosen(workdir: Path) -> None:
