@@ -36,7 +36,7 @@ from ponderosa.engine.book.select import BookDecision
 from ponderosa.engine.fen import validate_fen
 from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learning.learner import Learner
-from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
+from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD_RANGE, LEARN_POSITION, SearchSample
 from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.opponent import Opponent
@@ -102,6 +102,9 @@ class Engine:
         self.book = OpeningBook(self.learned)
         self.book_messages = self.book.open_defaults()   # files that could not be used, for the user
         self.learner = Learner(self.learned, self.book, Path.cwd())   # .lrn files beside the learned data
+        # The last book probe and the position it was made in: when the engine plays a move it
+        # offered, the learner notes how many book moves were playable at that choice.
+        self._last_probe: tuple[int, BookProbe] | None = None
         self.searcher.before_search = self._load_learned_positions
         self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
         self.record = GameRecord()          # tags and result of the current game (engine/records.py)
@@ -225,6 +228,7 @@ class Engine:
         san = self.game.san(move)
         self.board.push_uci(uci)
         self.game.push(move)
+        self._last_probe = None   # it was the last position's
         self.save_record()
         return san
 
@@ -243,8 +247,20 @@ class Engine:
         if searched is not None:
             score = max(-LEARN_SCORE_CAP, min(LEARN_SCORE_CAP, searched.score))
             sample = SearchSample(score if white else -score, searched.depth)
-        self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample)
+        self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample,
+                                  self._book_playable(uci))
         return uci
+
+    def _book_playable(self, uci: str) -> int | None:
+        """How many book moves were playable when the book offered uci here (its move, or one of
+        those book random 0 searched); None when the move was not the book's choice."""
+        last, self._last_probe = self._last_probe, None
+        if last is None:
+            return None
+        key, probe = last
+        if key != self.board.key or probe.decision is None or uci not in (probe.move, *probe.search_only):
+            return None
+        return probe.decision.playable
 
     def finish_game(self, result: str) -> None:
         """The game is over ("1-0", "0-1" or "1/2-1/2"): learn from it (once)."""
@@ -322,7 +338,23 @@ class Engine:
 
     def book_probe(self) -> BookProbe:
         """The book's move for the side to move (nothing when the book is off or has none)."""
-        return self.book.probe(self.board, self.game)
+        probe = self.book.probe(self.board, self.game)
+        self._last_probe = (self.board.key, probe)
+        return probe
+
+    @property
+    def learn_threshold(self) -> int:
+        """The learned value (centipawns) below which a book move is not playable: the book does not
+        choose it and learning does not count it as an alternative (console `learn threshold`,
+        option BookLearnThreshold; the paper's -80 unless changed)."""
+        return self.book.settings.learn_threshold
+
+    @learn_threshold.setter
+    def learn_threshold(self, centipawns: int) -> None:
+        low, high = DEMOTE_THRESHOLD_RANGE
+        if not low <= centipawns <= high:
+            raise ValueError(f"the learning threshold must be {low}..{high} centipawns, got {centipawns}")
+        self.book.settings.learn_threshold = centipawns
 
     def book_decision(self) -> BookDecision | None:
         """Every book move of the position with its statistics and chances (show book, bk, bstat)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE
 from ponderosa.engine.worker import MAX_THREADS
 
 if TYPE_CHECKING:
@@ -17,6 +18,7 @@ SCALE_OPTIONS = {"KingSafety": "kscale", "KingTropism": "tropism", "PawnStructur
 # The spin options both offer: name -> (default, lowest, highest).
 SPIN_OPTIONS: dict[str, tuple[int, int, int]] = {
     "Hash": (64, 1, 4096), "Contempt": (0, -500, 500), "Threads": (1, 1, MAX_THREADS), "Learn": (7, 0, 7),
+    "BookLearnThreshold": (DEMOTE_THRESHOLD, *DEMOTE_THRESHOLD_RANGE),
     "MultiPV": (1, 1, MAX_MULTI_PV),
     **{name: (0, -100, 500) if name == "Asymmetry" else (100, 0, 1000) for name in SCALE_OPTIONS},
 }
@@ -35,6 +37,8 @@ def set_engine_option(engine: Engine, name: str, number: int) -> bool:
         engine.draw_score = -number               # contempt for the opponent: a draw is worth less
     elif name == "Learn":
         engine.learner.mask = number              # 1 book, 2 position, 4 result learning
+    elif name == "BookLearnThreshold":
+        engine.learn_threshold = number           # learned below this (cp): a book move is not playable
     elif name == "MultiPV":
         engine.multi_pv = number                  # lines per iteration, each a thinking line
     elif name == "SyzygyProbeDepth":

@@ -17,7 +17,9 @@ import pytest
 
 from ponderosa.engine.learning.rules import (
     AGING_FLOOR,
+    CRAFTY_DEMOTE_THRESHOLD,
     DEMOTE_THRESHOLD,
+    DEMOTE_THRESHOLD_RANGE,
     LEARN_BOOK,
     LEARN_DEFAULT,
     LEARN_POSITION,
@@ -307,9 +309,17 @@ def test_averaged_reproduces_the_papers_printed_figures() -> None:
 
 
 def test_is_playable() -> None:
+    assert DEMOTE_THRESHOLD == -80   # the paper's -0.80 (section 5.1)
     assert is_playable(None) and is_playable(0) and is_playable(DEMOTE_THRESHOLD)
     assert not is_playable(DEMOTE_THRESHOLD - 0.5)
     assert not is_playable(250, flagged_bad=True)
+
+
+def test_is_playable_with_another_threshold() -> None:
+    # Crafty's documented -100: -90 is playable there, not with the paper's -80.
+    assert not is_playable(-90) and is_playable(-90, threshold=CRAFTY_DEMOTE_THRESHOLD)
+    assert not is_playable(-100.5, threshold=CRAFTY_DEMOTE_THRESHOLD)
+    assert not is_playable(-1, threshold=0) and is_playable(0, threshold=0) and is_playable(None, threshold=0)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -345,7 +355,7 @@ def test_result_learned_value_survives_averaging_and_aging() -> None:
     # Largest multiplier: trusted, engine 1000 points stronger, depth 19; largest score 600.
     largest_learnable = learn_function(600, 19, 1000, True)
     assert largest_learnable > 0
-    assert averaged(RESULT_LEARNED_VALUE, largest_learnable) < DEMOTE_THRESHOLD
+    assert averaged(RESULT_LEARNED_VALUE, largest_learnable) < DEMOTE_THRESHOLD_RANGE[0] <= DEMOTE_THRESHOLD
     assert aged(RESULT_LEARNED_VALUE) == RESULT_LEARNED_VALUE
 
 
@@ -517,7 +527,7 @@ def test_experiment_book_structure() -> None:
 
 def test_experiment_with_lv_minus_135_and_threshold_minus_100() -> None:
     lv = -135.0
-    lines, learned = play_experiment(5, lv)
+    lines, learned = play_experiment(5, lv, demote_threshold=CRAFTY_DEMOTE_THRESHOLD)
     # Game 1: 6. Nc3 (first in PGN order); move 6 gets LV, move 4 a third of it, earlier moves a sixth.
     assert move_at(lines[0], MOVE_6_KEY) == MOVE_6_CHOICES[0]
     assert learned[0][(MOVE_6_KEY, MOVE_6_CHOICES[0])] == pytest.approx(lv)
@@ -534,14 +544,14 @@ def test_experiment_with_lv_minus_135_and_threshold_minus_100() -> None:
     after_game_3 = (after_game_2 + lv) / 2
     assert learned[2][(MOVE_4_KEY, MOVE_4_NC3)] == pytest.approx(after_game_3)
     # -95.6 is still above -100: unlike the paper's game 4 (threshold -0.80), 4. Nc3 is played again.
-    assert after_game_3 >= DEMOTE_THRESHOLD
+    assert after_game_3 >= CRAFTY_DEMOTE_THRESHOLD
     assert move_at(lines[3], MOVE_4_KEY) == MOVE_4_NC3
     # Nothing is playable at move 6, so the book ends after 5...Nf6 and learning starts there.
     assert lines[3][-1].move == "g8f6" and move_at(lines[3], MOVE_6_KEY) is None
     assert learned[3][(lines[3][-1].key, "g8f6")] == pytest.approx(nf6_after_game_4(-lv))
     after_game_4 = (after_game_3 + lv) / 2
     assert learned[3][(MOVE_4_KEY, MOVE_4_NC3)] == pytest.approx(after_game_4)
-    assert after_game_4 < DEMOTE_THRESHOLD
+    assert after_game_4 < CRAFTY_DEMOTE_THRESHOLD
     # Game 5 is the first to avoid 4. Nc3.
     assert move_at(lines[4], MOVE_4_KEY) == MOVE_4_BA4
 
@@ -555,8 +565,8 @@ def nf6_after_game_4(black_view_lv: float) -> float:
 
 
 def test_experiment_with_the_papers_minus_80_threshold_matches_its_story() -> None:
-    # With the experiment's own threshold of -0.80, game 4 avoids 4. Nc3 as the paper reports.
-    lines, _ = play_experiment(4, -135.0, demote_threshold=-80)
+    # With the experiment's own threshold of -0.80 (the default), game 4 avoids 4. Nc3 as the paper reports.
+    lines, _ = play_experiment(4, -135.0)
     assert [move_at(line, MOVE_4_KEY) for line in lines] == [MOVE_4_NC3, MOVE_4_NC3, MOVE_4_NC3, MOVE_4_BA4]
 
 

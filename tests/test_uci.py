@@ -58,7 +58,9 @@ def test_first_command_uci_chooses_the_protocol_and_every_option_is_declared() -
     engine = UciEngine(())   # plain `ponderosa`, then `uci`
     try:
         assert {"Hash", "Clear Hash", "Threads", "Ponder", "OwnBook", "BookFile", "BookRandom", "BookWidth",
-                "Learn", "LearnStore", "Contempt", "MultiPV", "UCI_AnalyseMode", "UCI_Opponent"} <= set(engine.options)
+                "Learn", "BookLearnThreshold", "LearnStore", "Contempt", "MultiPV", "UCI_AnalyseMode",
+                "UCI_Opponent"} <= set(engine.options)
+        assert engine.options["BookLearnThreshold"].endswith("type spin default -80 min -1000 max 0")
         assert re.match(r"option name MultiPV type spin default 1 min 1 max \d+$", engine.options["MultiPV"])
         assert engine.options["UCI_Opponent"].endswith("type string default <empty>")
         ids = [line for line in engine.transcript if line.startswith("< id ")]
@@ -86,7 +88,8 @@ def test_setoption_every_option_and_bad_values(uci) -> None:
     engine = uci()
     good = ["Hash value 16", "Clear Hash", "Threads value 1", "Ponder value false", "OwnBook value true",
             "BookFile value <default>", "BookRandom value 2", "BookWidth value 3", "Learn value 0",
-            "LearnStore value learned-here.db", "Contempt value 20", "MultiPV value 2", "UCI_AnalyseMode value true",
+            "BookLearnThreshold value -100", "LearnStore value learned-here.db", "Contempt value 20",
+            "MultiPV value 2", "UCI_AnalyseMode value true",
             "UCI_Opponent value IM 2450 human Jane Doe", "Log value false", "KingSafety value 120"]
     engine.send(*[f"setoption name {text}" for text in good], "isready")
     _, seen = engine.until(r"^readyok$", 5.0)
@@ -155,13 +158,15 @@ def test_options_take_effect_on_the_engine(tmp_path: Path) -> None:
     uci_session, out = session()
     engine = uci_session.engine
     for text in ("Hash value 8", "MultiPV value 4", "Contempt value 30", "OwnBook value false", "BookRandom value 0",
-                 "BookWidth value 2", "Learn value 3", f"LearnStore value {tmp_path / 'store.db'}",
+                 "BookWidth value 2", "Learn value 3", "BookLearnThreshold value -120",
+                 f"LearnStore value {tmp_path / 'store.db'}",
                  "UCI_AnalyseMode value true", "Ponder value false", "PassedPawns value 150"):
         uci_session.handle(f"setoption name {text}")
     assert "info string" not in out.getvalue()
     assert engine.tt.size <= 8 * 1024 * 1024 < 64 * 1024 * 1024 and engine.multi_pv == 4 and engine.draw_score == -30
     assert not engine.book.enabled and engine.book.settings.random_mode == 0 and engine.book.settings.width == 2
     assert engine.learner.mask == 3 and str(tmp_path / "store.db") in str(engine.learned.location)
+    assert engine.learn_threshold == -120
     assert uci_session.analyse_mode and not uci_session.ponder_enabled
 
 

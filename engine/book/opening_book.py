@@ -243,7 +243,7 @@ class OpeningBook:
                 if entry.move in legal and entry.games and entry.points / entry.games >= 0.5
                 and entry.eval >= POSTBOOK_MIN_ADVANTAGE
                 and is_playable(learned[entry.move].value if entry.move in learned else None,
-                                entry.move in learned and learned[entry.move].never)]
+                                entry.move in learned and learned[entry.move].never, self.settings.learn_threshold)]
         if not good:
             return BookProbe(None, None, seconds=time.perf_counter() - started)
         best = max(good, key=lambda entry: (entry.points / entry.games, entry.eval, entry.move))

@@ -12,11 +12,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD
+
 FLAG_GOOD = 1   # Crafty's "!"
 FLAG_BAD = 2    # Crafty's "?"
 
 LEARN_PROMOTE = 100     # a learned value above this wins material at once: treated like "!"
-LEARN_DEMOTE = -100     # below this the line loses material: treated like "?"
+# A learned value below BookSettings.learn_threshold (default DEMOTE_THRESHOLD, -80) is treated like "?".
 USER_NEVER = 0          # Terra's "?" (bookeval ?)
 USER_ALWAYS = 100       # Terra's "!!" (bookeval !!)
 RATIO_PRIOR_GAMES = 10   # win ratio: as if every move had also won 5 and lost 5 more games
@@ -36,7 +38,7 @@ STATUS_PLAYABLE = "playable"
 STATUS_USER_SET = "user-set"
 STATUS_SEARCH = "search only (book random 0)"
 STATUS_FLAG_BAD = "flag ?"
-STATUS_LEARN_BAD = "learned < -100"
+STATUS_LEARN_BAD = "learned < threshold"
 STATUS_USER_NEVER = "never (user value 0)"
 STATUS_NOT_GOOD = "not ! (a ! move exists)"
 STATUS_NOT_ALWAYS = "not 100 (a user value 100 exists)"
@@ -84,11 +86,6 @@ class Candidate:
         return (self.wins + RATIO_PRIOR_GAMES / 2) / (self.wins + self.losses + RATIO_PRIOR_GAMES)
 
     @property
-    def is_bad(self) -> bool:
-        """Crafty's "?" by flag or by a learned value below -100."""
-        return bool(self.flags & FLAG_BAD) or self.learn < LEARN_DEMOTE
-
-    @property
     def is_good(self) -> bool:
         """Crafty's "!" by flag or by a learned value above +100."""
         return bool(self.flags & FLAG_GOOD) or self.learn > LEARN_PROMOTE
@@ -111,6 +108,8 @@ class BookSettings:
     terra_limit: int = 40     # Terra TerraLimit (minimum own score %)
     min_book_games: int = 4   # Terra MinBookGames
     min_terra_games: int = 3  # Terra MinTerraGames
+    # Learned below this (centipawns): not playable, like "?" (`learn threshold N`); the paper's -80.
+    learn_threshold: int = DEMOTE_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -135,6 +134,10 @@ class BookDecision:
     search_only: list[str]     # random_mode 0: the moves to search among (empty otherwise)
     user_group_probability: float = 0.0  # chance the user-set group is drawn from
     search_probability: float = 0.0      # random_mode 0: chance choose() leaves it to a search
+    # Moves left after rule 1 (not "?" by flag, learned value or user value 0): the "playable"
+    # moves of book learning, as they were when this decision was made. None when the decision
+    # does not come from the rules (the PostBook's).
+    playable: int | None = None
 
 
 @dataclass
@@ -156,14 +159,15 @@ def _user_value(candidate: Candidate) -> int | None:
     return max(USER_NEVER, min(USER_ALWAYS, candidate.user_value))
 
 
-def _apply_flags(entries: list[_Entry]) -> list[_Entry]:
-    """Rule 1: drop "?" moves (flag, learned < -100, user value 0); keep only "!" moves if any exist."""
+def _apply_flags(entries: list[_Entry], learn_threshold: float) -> list[_Entry]:
+    """Rule 1: drop "?" moves (flag, learned below the threshold, user value 0); keep only "!"
+    moves if any exist."""
     kept: list[_Entry] = []
     for entry in entries:
         candidate = entry.candidate
         if candidate.flags & FLAG_BAD:
             entry.status = STATUS_FLAG_BAD
-        elif candidate.learn < LEARN_DEMOTE:
+        elif candidate.learn < learn_threshold:
             entry.status = STATUS_LEARN_BAD
         elif _user_value(candidate) == USER_NEVER:
             entry.status = STATUS_USER_NEVER
@@ -293,7 +297,7 @@ def rank(candidates: Sequence[Candidate], settings: BookSettings) -> BookDecisio
     if settings.random_mode not in (RANDOM_SEARCH, RANDOM_WEIGHTED, RANDOM_TERRA):
         raise ValueError(f"book random must be 0, 1 or 2, not {settings.random_mode}")
     entries = [_Entry(candidate, index) for index, candidate in enumerate(candidates)]
-    allowed = _apply_flags(entries)
+    allowed = _apply_flags(entries, settings.learn_threshold)
 
     user_entries = [entry for entry in allowed if _user_value(entry.candidate) is not None]
     other_entries = [entry for entry in allowed if _user_value(entry.candidate) is None]
@@ -346,7 +350,7 @@ def rank(candidates: Sequence[Candidate], settings: BookSettings) -> BookDecisio
     )
     ranked = [RankedMove(entry.candidate, entry.value, entry.probability, entry.status, entry.group)
               for entry in ordered]
-    return BookDecision(ranked, search_only, user_probability, search_probability)
+    return BookDecision(ranked, search_only, user_probability, search_probability, len(allowed))
 
 
 def _roulette(members: list[RankedMove], rng: random.Random) -> str:

@@ -53,7 +53,8 @@ BOOK_LRN = "book.lrn"
 POSITION_LRN = "position.lrn"
 POSTBOOK_MOVES = 3            # the engine's first moves out of book that the PostBook keeps
 TT_BOUND_EXACT = 3            # the transposition table's bound code for an exact score
-SAMPLE_COMMENT = re.compile(r"^\s*(-?\d+)/(\d+)\s*$")
+SAMPLE_COMMENT = re.compile(r"(?:^|\s)(-?\d+)/(\d+)(?=\s|$)")   # a move's comment: the engine's search there
+BOOK_COMMENT = re.compile(r"(?:^|\s)book (\d+)(?=\s|$)")        # the engine's book move: playable moves then
 POSITION_GAME = re.compile(r'; c1 "([^"]*)";')   # the game id field of a position.lrn line
 
 
@@ -70,6 +71,10 @@ class GameRecord:
     moves: list[str]                                  # UCI, from start_fen
     engine_white: bool
     samples: dict[int, SearchSample] = field(default_factory=dict)   # ply -> the engine's search there
+    # ply -> the playable book moves when the engine chose its book move there: what result
+    # learning's "last choice" and back-propagation's shares go by, as they were at the choice,
+    # not after the game's own learning has changed them.
+    book_choices: dict[int, int] = field(default_factory=dict)
     rating_difference: int = 0                        # engine's rating - opponent's
     result: str | None = None                         # "1-0", "0-1", "1/2-1/2"
     tags: dict[str, str] = field(default_factory=dict)
@@ -108,14 +113,19 @@ class Learner:
         self._book_learned = False
         self._result_learned = False
 
-    def engine_moved(self, moves_before: Sequence[str], move: str, white: bool, searched: SearchSample | None) -> None:
-        """The engine played move (after moves_before); searched is its search, None for a book move."""
+    def engine_moved(self, moves_before: Sequence[str], move: str, white: bool, searched: SearchSample | None,
+                     book_playable: int | None = None) -> None:
+        """The engine played move (after moves_before); searched is its search, None for a book move;
+        book_playable, for a move chosen from the book, how many of the book moves there were
+        playable when it was chosen."""
         record = self.record
         assert record is not None
         self._engine_colours.add(white)
         record.engine_white = white
         if searched is not None and len(record.samples) < SEARCHES_REMEMBERED:
             record.samples[len(moves_before)] = searched
+        if book_playable is not None:
+            record.book_choices[len(moves_before)] = book_playable
         record.moves = [*moves_before, move]
         if len(record.samples) >= SEARCHES_REMEMBERED and not self._book_learned:
             self._learn_book()
@@ -164,18 +174,23 @@ class Learner:
 
     def book_line(self, record: GameRecord) -> tuple[list[BookStep], int]:
         """The game's book moves from the start (both sides, and the PostBook's moves), with the
-        playable moves at each; returns (line, ply where the game left the book)."""
+        playable moves at each; returns (line, ply where the game left the book). Where the engine
+        chose a book move, the count is the one noted when it chose (record.book_choices); elsewhere
+        (the opponent's moves, records of files that do not carry the counts) it is counted now."""
         board = Board(record.start_fen)
         line: list[BookStep] = []
         if not self.book.enabled:
             return line, 0   # the engine played no book moves
-        for move in record.moves:
+        threshold = self.book.settings.learn_threshold
+        for ply, move in enumerate(record.moves):
             candidates = self.book.candidates(board, evaluate=False)
             known = {candidate.move: candidate for candidate in candidates}
             if move in known:
-                playable = sum(1 for candidate in candidates
-                               if is_playable(candidate.learn, bool(candidate.flags & FLAG_BAD)
-                                              or candidate.user_value == 0))
+                chosen = record.book_choices.get(ply)
+                playable = chosen if chosen is not None else sum(
+                    1 for candidate in candidates
+                    if is_playable(candidate.learn, bool(candidate.flags & FLAG_BAD) or candidate.user_value == 0,
+                                   threshold))
             else:
                 postbook = [entry.move for entry in self.store.postbook_moves(board.key)]
                 if move not in postbook:
@@ -330,7 +345,9 @@ def append_text(path: Path, text: str) -> None:
 
 def format_book_lrn(record: GameRecord, kind: str) -> str:
     """One PGN game: the moves, the engine's searches as `{score/depth}` comments (White's view),
-    and Crafty's `{value, depth, rating_difference}` at the end."""
+    its book moves as `{book N}` (N playable book moves when it chose), and after the last move, as
+    Crafty ends each line of its book.lrn, `{value depth rating_difference}`: the key search of the
+    first ten out of book (White's view), its depth, and the rating difference."""
     import chess.pgn
     game = chess.pgn.Game()
     game.headers["Event"] = "Ponderosa learning"
@@ -347,14 +364,22 @@ def format_book_lrn(record: GameRecord, kind: str) -> str:
     node: chess.pgn.GameNode = game
     for ply, move in enumerate(record.moves):
         node = node.add_variation(chess.Move.from_uci(move))
+        notes = []
         if ply in record.samples:
             sample = record.samples[ply]
-            node.comment = f"{sample.score_for_white}/{sample.depth}"
+            notes.append(f"{sample.score_for_white}/{sample.depth}")
+        if ply in record.book_choices:
+            notes.append(f"book {record.book_choices[ply]}")
+        node.comment = " ".join(notes)
+    text = str(game)
     samples = [record.samples[ply] for ply in sorted(record.samples)]
-    if samples:
+    if samples and record.moves:
         key_search = first_approximation(samples[:SEARCHES_REMEMBERED])
-        game.comment = f"{key_search.score_for_white}, {key_search.depth}, {record.rating_difference}"
-    return str(game) + "\n\n"
+        trailer = f"{{{key_search.score_for_white} {key_search.depth} {record.rating_difference}}}"
+        result = game.headers["Result"]
+        moves, _, _ = text.rpartition(result)   # the result is the last word of the movetext
+        text = f"{moves.rstrip()} {trailer} {result}"
+    return text + "\n\n"
 
 
 def format_position_lrn(fen: str, entry: PositionEntry, record: GameRecord) -> str:
@@ -369,7 +394,9 @@ def format_position_lrn(fen: str, entry: PositionEntry, record: GameRecord) -> s
 def read_book_lrn(path: Path) -> tuple[list[tuple[GameRecord, str]], list[str]]:
     """The records of a book.lrn file, (game record, kind), and what was skipped: only a torn
     last record (an engine killed while appending it) is skipped; any other broken record is an
-    error naming the file and the line."""
+    error naming the file and the line. The `{value depth rating_difference}` of a record (after
+    its last move; before the first in files written before that) is for the reader's eyes: the
+    moves' own comments carry what learning replays, so it is not read."""
     records = []
     skipped: list[str] = []
     chunks = _pgn_chunks(path)
@@ -402,9 +429,12 @@ def _book_record(path: Path, first_line: int, text: str) -> tuple[GameRecord, st
                         tags={name: headers[name] for name in ("Date", "White", "Black") if name in headers})
     for ply, node in enumerate(game.mainline()):
         record.moves.append(node.move.uci())
-        match = SAMPLE_COMMENT.match(node.comment)
+        match = SAMPLE_COMMENT.search(node.comment)
         if match:
             record.samples[ply] = SearchSample(int(match.group(1)), int(match.group(2)))
+        match = BOOK_COMMENT.search(node.comment)
+        if match:
+            record.book_choices[ply] = int(match.group(1))
     if not text.rstrip().endswith(("1-0", "0-1", "1/2-1/2", "*")):
         raise LearnFileError(f"{path}:{first_line}: learning record without its end (result)")
     return record, headers.get("PonderosaLearn", "book")

@@ -24,12 +24,21 @@ LEARN_DEFAULT = LEARN_BOOK | LEARN_POSITION | LEARN_RESULT  # 7: everything on, 
 SEARCHES_REMEMBERED = 10  # the first ten searches after leaving the book (paper 2.3)
 
 # Crafty's documentation: a learned value above +100 acts like "!", below -100 like "?".
-PROMOTE_THRESHOLD, DEMOTE_THRESHOLD = 100, -100
+PROMOTE_THRESHOLD, CRAFTY_DEMOTE_THRESHOLD = 100, -100
+# Below this learned value a book move is not playable: it is not chosen, and learning does not
+# count it as an alternative. A setting (`learn threshold N`, option BookLearnThreshold, within
+# DEMOTE_THRESHOLD_RANGE); the default is the paper's: its experiment (5.1, 5.2) gives a move up
+# below -0.80.
+DEMOTE_THRESHOLD = -80
+# From nothing learned (0: every move unlearned stays playable) down to ten pawns, far above the
+# result-learning flag, so a flagged move is never playable (see RESULT_LEARNED_VALUE).
+DEMOTE_THRESHOLD_RANGE = (-1000, 0)
 
 # The largest value learn_function can give is 600 * 0.35 * 19 = 3990 centipawns (capped score,
 # largest multiplier, deepest counted search). The result-learning value is far beyond it, so that
-# averaging it with even the best possible later value keeps it far below DEMOTE_THRESHOLD
-# ((-10000 + 3990) / 2 = -3005), and far beyond AGING_FLOOR, so aging never revives it.
+# averaging it with even the best possible later value keeps it far below the lowest threshold
+# a user can set ((-10000 + 3990) / 2 = -3005 < -1000), and far beyond AGING_FLOOR, so aging never
+# revives it.
 # It also fits a signed 16-bit field, should the store keep learned values that way.
 RESULT_LEARNED_VALUE = -10000
 
@@ -40,8 +49,9 @@ SLOPE_NOISE_MARGIN = 10
 
 # aged(): values in [AGING_FLOOR, 0) are "sort of bad" and are multiplied by AGING_FACTOR each time
 # the move is skipped; anything below AGING_FLOOR (more than two pawns: material is lost) is "really
-# bad" and never ages. From the floor a move becomes playable again (>= DEMOTE_THRESHOLD) after
-# 14 skips (0.95**14 < 1/2), slow enough that a move just learned to be bad is not retried at once.
+# bad" and never ages. From the floor a move becomes playable again (>= DEMOTE_THRESHOLD, -80)
+# after 18 skips (0.95**18 < 0.4), slow enough that a move just learned to be bad is not retried
+# at once.
 AGING_FLOOR = -200
 AGING_FACTOR = 0.95
 
@@ -171,7 +181,7 @@ class BookStep:
     move: str            # UCI
     white_to_move: bool  # whose move it is
     # Playable book moves in that position when the move was chosen (>= 1): not "?"-flagged and a
-    # learned value >= DEMOTE_THRESHOLD (see is_playable).
+    # learned value not below the threshold (see is_playable).
     playable: int
 
 
@@ -184,9 +194,10 @@ class LearnedUpdate:
     value: float  # centipawns from the point of view of the side that plays the move
 
 
-def is_playable(learned_value: float | None, flagged_bad: bool = False) -> bool:
-    """A book move counts as playable unless it is "?"-flagged or learned to be worse than -100."""
-    return not flagged_bad and (learned_value is None or learned_value >= DEMOTE_THRESHOLD)
+def is_playable(learned_value: float | None, flagged_bad: bool = False, threshold: float = DEMOTE_THRESHOLD) -> bool:
+    """A book move counts as playable unless it is "?"-flagged or learned to be worse than the
+    threshold (the setting; DEMOTE_THRESHOLD, -80, unless changed)."""
+    return not flagged_bad and (learned_value is None or learned_value >= threshold)
 
 
 def back_propagate(line: Sequence[BookStep], learned_value_for_white: float) -> list[LearnedUpdate]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable
 from ponderosa.engine.book.file import BookFileError
 from ponderosa.engine.book.opening_book import book_table
 from ponderosa.engine.learning.learner import LearnFileError
+from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE
 from ponderosa.engine.learning.store import LearnedStoreError, parse_bookeval
 from ponderosa.protocol.console.commands import Command, CommandError, number_argument, on_off, positive_int
 
@@ -196,26 +197,48 @@ def _report(console: Console, report: BuildReport) -> None:
 # -- learning -------------------------------------------------------------------
 
 def cmd_learn(console: Console, args: list[str]) -> None:
-    """learn N (bitmask: 1 book, 2 position, 4 result), learn store LOCATION, learn aging on|off."""
-    learner = console.engine.learner
+    """learn N (bitmask: 1 book, 2 position, 4 result), learn store LOCATION, learn aging on|off,
+    learn threshold CENTIPAWNS."""
+    engine = console.engine
     if not args:
-        console.say(f"learn {learner.mask} (1 book, 2 position, 4 result); store {console.engine.learned.location}; "
-                    f"aging {'on' if console.engine.book.aging else 'off'}")
+        console.say(f"learn {engine.learner.mask} (1 book, 2 position, 4 result); store {engine.learned.location}; "
+                    f"aging {'on' if engine.book.aging else 'off'}; threshold {engine.learn_threshold}")
         return
     if args[0].lower() == "store" and len(args) == 2:
         try:
-            console.engine.use_learned_store(args[1])
+            engine.use_learned_store(args[1])
         except LearnedStoreError as error:
             raise CommandError(str(error)) from error
-        console.say(f"learned data: {console.engine.learned.location}")
+        console.say(f"learned data: {engine.learned.location}")
         return
     if args[0].lower() == "aging" and len(args) == 2:
-        console.engine.book.aging = on_off(args[1:], "learn aging")
+        engine.book.aging = on_off(args[1:], "learn aging")
         return
-    mask = positive_int(args, "learn N (0-7) | learn store PATH|postgresql://... | learn aging on|off", 0)
+    if args[0].lower() == "threshold" and len(args) <= 2:
+        _learn_threshold(console, args[1:])
+        return
+    mask = positive_int(args, "learn N (0-7) | learn store PATH|postgresql://... | learn aging on|off "
+                        "| learn threshold CENTIPAWNS", 0)
     if mask > 7:
         raise CommandError("learn N: N is a bitmask 0-7 (1 book, 2 position, 4 result)")
-    learner.mask = mask
+    engine.learner.mask = mask
+
+
+def _learn_threshold(console: Console, args: list[str]) -> None:
+    """learn threshold [CENTIPAWNS]: show or set the learned value below which a book move is not
+    playable (the paper's -80 by default)."""
+    low, high = DEMOTE_THRESHOLD_RANGE
+    usage = f"learn threshold CENTIPAWNS ({low}..{high}; the paper's {DEMOTE_THRESHOLD} by default)"
+    if args:
+        try:
+            value = int(args[0])
+        except ValueError:
+            raise CommandError(f"usage: {usage}") from None
+        try:
+            console.engine.learn_threshold = value
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+    console.say(f"learn threshold {console.engine.learn_threshold}: book moves learned below it are not played")
 
 
 def cmd_import(console: Console, args: list[str]) -> None:
@@ -260,8 +283,9 @@ BOOK_COMMANDS = [
             "minbookgames N", "Terra: fewest book games for a move to be played (book random 2)"),
     Command(("minterragames",), _terra_setting("min_terra_games"),
             "minterragames N", "Terra: own games needed before they count instead of frequency (book random 2)"),
-    Command(("learn",), cmd_learn, "learn [N | store LOCATION | aging on|off]",
-            "what to learn (bitmask: 1 book, 2 position, 4 result; default 7), where, and learning aging"),
+    Command(("learn",), cmd_learn, "learn [N | store LOCATION | aging on|off | threshold CP]",
+            "what to learn (bitmask: 1 book, 2 position, 4 result; default 7), where, learning aging, and "
+            f"the learned value below which a book move is not played (centipawns, default {DEMOTE_THRESHOLD})"),
     Command(("import",), cmd_import, "import FILE [clear]",
             "learn from a book.lrn or position.lrn file; clear: forget what was learned first"),
 ]

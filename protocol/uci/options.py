@@ -61,6 +61,8 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("BookRandom", "spin", lambda engine: engine.book.settings.random_mode, 0, 2),
     UciOption("BookWidth", "spin", lambda engine: engine.book.settings.width, 1, 100),
     UciOption("Learn", "spin", lambda engine: engine.learner.mask, *SPIN_OPTIONS["Learn"][1:]),
+    UciOption("BookLearnThreshold", "spin", lambda engine: engine.learn_threshold,
+              *SPIN_OPTIONS["BookLearnThreshold"][1:]),
     UciOption("LearnStore", "string", lambda engine: DEFAULT),
     _shared_spin("Contempt"),
     UciOption("MultiPV", "spin", lambda engine: engine.multi_pv, *SPIN_OPTIONS["MultiPV"][1:]),
@@ -104,7 +106,7 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
         elif name == "BookWidth":
             engine.book.settings.width = number
         else:
-            set_engine_option(engine, name, number)   # Hash, Threads, Learn, Contempt, MultiPV, tables, scales
+            set_engine_option(engine, name, number)   # Hash, Threads, Learn, BookLearnThreshold, Contempt, MultiPV, ...
     elif option.kind == "check":
         flag = _check(value)
         if name == "Ponder":

@@ -25,7 +25,8 @@ def _spin(name: str) -> tuple[str, int, int, int]:
 OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Hash": _spin("Hash"), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
     "Contempt": _spin("Contempt"), "Threads": _spin("Threads"), "Log": ("check", 0, 0, 1),
-    "Resign": ("spin", 0, 0, 50), "Learn": _spin("Learn"), "MultiPV": _spin("MultiPV"),
+    "Resign": ("spin", 0, 0, 50), "Learn": _spin("Learn"), "BookLearnThreshold": _spin("BookLearnThreshold"),
+    "MultiPV": _spin("MultiPV"),
     **{name: _spin(name) for name in SCALE_OPTIONS},
 }
 
@@ -77,7 +78,7 @@ def option(session: XBoardSession, args: str) -> None:
         set_game_files(session, bool(number))
     elif name in OPTIONS:
         try:
-            set_engine_option(session.engine, name, number)   # OwnBook, Contempt, Learn, MultiPV, scales
+            set_engine_option(session.engine, name, number)   # OwnBook, Contempt, Learn, BookLearnThreshold, ...
         except ValueError as error:
             session.out.line(f"Error ({error}): option {args}")
     else:
