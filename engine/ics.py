@@ -423,17 +423,39 @@ class SearchSummary:
     engine_white: bool
 
 
+# A server prefixes a kibitz with `NAME(C) kibitzes: ` and wraps at 79 columns: the line of
+# levels 2-4 keeps to this many characters before its PV (Crafty's is about as long).
+REPORT_WIDTH = 55
+
+
 def move_report(level: int, summary: SearchSummary, noise_nodes: int) -> str | None:
-    """The one line said after a searched move at levels 2-4 (None below 2 or under noise):
-    time, score, depth and speed; level 3 and up add the PV."""
+    """The one line said for a searched move at levels 2-4 (None below 2 or under noise):
+    depth, score, time and speed, short enough for one server line (the node count is the
+    speed times the time); level 3 and up add the PV."""
     if level < 2 or summary.nodes < noise_nodes:
         return None
     speed = summary.nodes / summary.seconds if summary.seconds > 0 else 0.0
     text = (f"depth {summary.depth} score {score_text(summary.score, summary.engine_white, summary.mate)} "
-            f"time {summary.seconds:.2f}s nodes {summary.nodes} speed {speed / 1000:.0f}kn/s")
+            f"{short_seconds(summary.seconds)} {short_count(speed)} nps")
     if level >= 3 and summary.pv_san:
         text += f" pv {summary.pv_san}"
     return _one_line(text)
+
+
+def short_seconds(seconds: float) -> str:
+    """0.77s, 12.3s, 154s: three significant figures at most."""
+    if seconds < 10:
+        return f"{seconds:.2f}s"
+    return f"{seconds:.1f}s" if seconds < 100 else f"{seconds:.0f}s"
+
+
+def short_count(count: float) -> str:
+    """552, 552k, 2.7M, 12M: a count in at most four characters and a unit."""
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if count >= size:
+            value = count / size
+            return f"{value:.1f}{unit}" if value < 9.95 else f"{value:.0f}{unit}"
+    return f"{count:.0f}"
 
 
 def mate_announcement(level: int, mate: int | None, announced: int | None) -> str | None:

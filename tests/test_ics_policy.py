@@ -195,13 +195,34 @@ SUMMARY = ics.SearchSummary(depth=12, score=35, seconds=2.0, nodes=400_000, pv_s
 
 @pytest.mark.parametrize("level,noise,expected", [
     (0, 0, None), (1, 0, None),
-    (2, 0, "depth 12 score -0.35 (White's view) time 2.00s nodes 400000 speed 200kn/s"),
-    (3, 0, "depth 12 score -0.35 (White's view) time 2.00s nodes 400000 speed 200kn/s pv Nf3 Nf6 c4"),
-    (4, 0, "depth 12 score -0.35 (White's view) time 2.00s nodes 400000 speed 200kn/s pv Nf3 Nf6 c4"),
+    (2, 0, "depth 12 score -0.35 (White's view) 2.00s 200k nps"),
+    (3, 0, "depth 12 score -0.35 (White's view) 2.00s 200k nps pv Nf3 Nf6 c4"),
+    (4, 0, "depth 12 score -0.35 (White's view) 2.00s 200k nps pv Nf3 Nf6 c4"),
     (3, 500_000, None),                                  # noise: a search shorter than N nodes is silent
 ])
 def test_the_line_after_each_move(level: int, noise: int, expected: str | None) -> None:
     assert ics.move_report(level, SUMMARY, noise) == expected
+
+
+@pytest.mark.parametrize("depth,score,seconds,nodes,mate", [
+    (9, 35, 0.77, 423_091, None), (99, -1_234, 154.3, 2_000_000_000, None), (99, 99_990, 999.9, 99_999_999_999, 12),
+    (99, -99_990, 0.004, 1, -12),
+])
+def test_levels_one_and_two_fit_one_server_line(depth: int, score: int, seconds: float, nodes: int,
+                                                 mate: int | None) -> None:
+    """The longest figures still leave the line within 55 characters: after `NAME(C) kibitzes: `
+    it fits a 79-column server line (FICS wrapped the longer line of before)."""
+    summary = ics.SearchSummary(depth, score, seconds, nodes, "", mate, True)
+    line = ics.move_report(2, summary, 0)
+    assert line is not None and len(line) <= ics.REPORT_WIDTH, line
+    assert "(White's view)" in line or "mates in" in line
+    assert len(ics.mate_announcement(1, 99, None) or "") <= ics.REPORT_WIDTH
+
+
+@pytest.mark.parametrize("count,text", [(552, "552"), (552_300, "552k"), (2_730_000, "2.7M"), (12_300_000, "12M"),
+                                        (9_990, "10k"), (1_500_000_000, "1.5G")])
+def test_short_counts(count: float, text: str) -> None:
+    assert ics.short_count(count) == text
 
 
 @pytest.mark.parametrize("score,white,mate,text", [

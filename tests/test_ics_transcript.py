@@ -98,7 +98,7 @@ def test_level_two_one_line_per_move_and_level_three_adds_the_pv(engines: list, 
     lines = tells(engine.side_lines)   # said before the move line
     assert tells(play_out(engine, 0.3)) == []
     assert len(lines) == 2, lines      # one whisper (tellothers), one kibitz (tellall)
-    line = r"depth \d+ score [+-]\d+\.\d\d \(White's view\) time [\d.]+s nodes \d+ speed \d+kn/s"
+    line = r"depth \d+ score [+-]\d+\.\d\d \(White's view\) [\d.]+s [\d.]+[kMG]? nps"
     assert re.match(rf"tellothers {line}$", lines[0]), lines
     assert re.match(rf"tellall {line} pv \S+", lines[1]), lines
 
@@ -140,10 +140,10 @@ def test_levels_five_and_six_are_rate_limited(engines: list, tmp_path: Path) -> 
     lines = tells(engine.side_lines + play_out(engine, 0.3))
     for prefix in ("tellothers", "tellall"):
         iterations = [line for line in lines if re.match(rf"{prefix} depth \d+( fail (high|low))? score ", line)
-                      and " speed " not in line]
+                      and " nps" not in line]
         assert iterations, lines
         assert len(iterations) <= elapsed + 1, (elapsed, iterations)   # one a second at most
-        assert [line for line in lines if line.startswith(prefix) and " speed " in line], lines   # after the move
+        assert [line for line in lines if line.startswith(prefix) and " nps" in line], lines   # the move's line
     assert not [line for line in lines if line.startswith("tellothers") and " fail " in line]   # level 5: no fails
 
 
