@@ -208,6 +208,23 @@ def test_draw_offers_accepted_and_declined(engines: list, tmp_path: Path) -> Non
     assert "offer draw" not in engine.side_lines + play_out(engine, 0.3)
 
 
+def test_a_draw_offer_with_a_move_is_answered_before_an_instant_book_reply(engines: list, tmp_path: Path) -> None:
+    """zippy sends `usermove` and then `draw`; the book reply is played at once, and an answer
+    after it would be a new offer (the server declines a pending offer when the engine moves).
+    Against a computer an equal game's draw is taken: before the move, or not at all."""
+    engine = start(engines, tmp_path, rc="greet off")
+    server_game(engine, "Deep", chess.STARTING_FEN, computer=True, book=True)
+    engine.send("go")
+    engine.expect_move(3.0)
+    engine.board.push_uci("e7e5")
+    engine.send("usermove e7e5", "draw")   # one write, as zippy sends them
+    engine.expect_move(3.0)
+    assert "offer draw" in engine.side_lines, engine.side_lines
+    assert "offer draw" not in play_out(engine, 0.5)
+    engine.send("draw")   # an offer on the opponent's own move (the engine is not on move): answered at once
+    assert engine.expect_line(re.compile(r"^offer draw$"), 2.0)
+
+
 def test_equal_draws_against_computers_at_once(engines: list, tmp_path: Path) -> None:
     early = "1n4k1/8/8/8/8/8/8/1N4K1 w - - 0 5"
     engine = start(engines, tmp_path, rc="greet off")

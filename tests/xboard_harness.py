@@ -261,7 +261,7 @@ class XBoardEngine:
                     continue
                 self.features.values[name] = int(value) if value.lstrip("-").isdigit() else value
                 if name == "done" and value == "0":
-                    deadline = sent + 10.0
+                    deadline = max(deadline, sent + allowed(10.0))   # the protocol's 10 s after done=0
                 if name == "done" and value == "1":
                     done = True
         names = [name for name in dict.fromkeys(self.features.names_in_order)]

@@ -199,6 +199,7 @@ class XBoardSession:
         if self.post:
             self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
         self.ics.book_move(san, chance, moves)   # before the move, as for a searched move
+        self._answer_draw_offer(self.last_scores[-1] if self.last_scores else 0)
         self._send_move(probe.move, None)
 
     def _send_move(self, uci: str, searched: SearchResult | None) -> bool:
@@ -206,6 +207,7 @@ class XBoardSession:
         the game goes on. The move line goes out first: the learner may write to its store
         when it notes the move, and that time is not the engine's to spend on the clock."""
         self.out.line(f"move {uci}")
+        self.draw_offered = False   # the server declines a pending offer when its receiver moves
         self.engine.play_own_move(uci, searched)
         self.clock.moves_played += 1
         outcome = self.engine.outcome()
@@ -257,15 +259,36 @@ class XBoardSession:
             self.engine_side = None
             self._flush_pings()
             return
-        if (self.draw_offered and self.accepts_draw(result.score)) or self.ics.offers_draw():
+        if not self._answer_draw_offer(result.score) and self.ics.offers_draw():
             self.out.line("offer draw")
-        self.draw_offered = False
         # What is said of a move goes out before it: a move that ends the game ends the server's
         # game too, and a tell after it reaches nobody ("You are not playing or observing a game").
         self.ics.say(self.ics.move_chatter(result))
         going_on = self._send_move(result.best_move, result)
         if going_on:
             self.start_pondering(result.ponder_move)
+
+    def _answer_draw_offer(self, score: int) -> bool:
+        """Just before the engine's move: accept the opponent's offer (`offer draw`) if the score
+        allows; True if accepted. An offer still waiting in the input counts too: zippy sends
+        `draw` right behind the move it came with, and after an instant move (a book move) an
+        answer would be a new offer of the engine's, the server having declined the old one."""
+        self.draw_offered |= self._take_waiting_line("draw")
+        accepted = self.draw_offered and self.accepts_draw(score)
+        if accepted:
+            self.out.line("offer draw")
+        self.draw_offered = False
+        return accepted
+
+    def _take_waiting_line(self, command: str) -> bool:
+        """Take a line holding just `command` out of the input not yet handled; True if there
+        was one."""
+        with self.events.mutex:
+            for event in self.events.queue:
+                if event[0] == "line" and event[1].strip() == command:
+                    self.events.queue.remove(event)
+                    return True
+        return False
 
     def _claim(self, outcome: tuple[str, str] | None) -> None:
         if outcome is not None:
