@@ -56,8 +56,9 @@ def startup_file() -> Path | None:
 
 
 def exit_on_terminate(signal_number: int, frame: object) -> None:
-    """SIGTERM (a GUI ending a lingering engine, `kill`) ends the program the way `quit` does,
-    through main's clean-up, instead of killing it with the learned store open."""
+    """SIGTERM (a GUI ending a lingering engine, `kill`) and SIGHUP (its terminal closed) end the
+    program the way `quit` does, through main's clean-up, instead of killing it with the learned
+    store open."""
     raise SystemExit(128 + signal_number)
 
 
@@ -66,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     tolerate_bad_bytes(sys.stdin, sys.stdout)   # before the console's first read
     try:
         signal.signal(signal.SIGTERM, exit_on_terminate)
+        if hasattr(signal, "SIGHUP"):   # not on Windows
+            signal.signal(signal.SIGHUP, exit_on_terminate)
     except ValueError:
         pass   # not the main thread (main called from a test's thread): no handler there
     engine = Engine()

@@ -94,8 +94,9 @@ def test_no_banner_for_a_gui() -> None:
     assert "hash table memory" not in done.stdout
 
 
-@pytest.mark.parametrize("way_out", ["quit", "end of input", "SIGTERM", "SIGINT", "quit in XBoard mode",
-                                     "SIGTERM in XBoard mode"])
+@pytest.mark.parametrize("way_out", ["quit", "end of input", "SIGTERM", "SIGINT", "SIGHUP", "quit in XBoard mode",
+                                     "SIGTERM in XBoard mode", "SIGHUP in XBoard mode",
+                                     "end of input in XBoard mode"])
 def test_every_way_out_leaves_only_the_database_and_keeps_what_was_learned(tmp_path: Path, way_out: str) -> None:
     process = start()
     send(process, LEARN_SOMETHING, until="stored")
@@ -111,15 +112,22 @@ def test_every_way_out_leaves_only_the_database_and_keeps_what_was_learned(tmp_p
         process.send_signal(signal.SIGTERM)
     elif way_out == "SIGINT":
         process.send_signal(signal.SIGINT)
+    elif way_out == "SIGHUP":   # the terminal it ran in was closed
+        process.send_signal(signal.SIGHUP)
     elif way_out == "quit in XBoard mode":
         # As XBoard does: `quit`, with the pipe to the engine still open until the engine is gone.
         send(process, ["xboard", "protover 2"], until="done=1")
         process.stdin.write("quit\n")
         process.stdin.flush()
         process.wait(timeout=60)
+    elif way_out == "end of input in XBoard mode":   # xboard killed (SIGKILL) mid-game: the pipe closes
+        send(process, ["xboard", "protover 2"], until="done=1")
+        send(process, ["new", "e2e4", "ping 1"], until="pong 1")
+        process.stdin.close()
+        process.stdin = None
     else:
         send(process, ["xboard", "protover 2"], until="done=1")
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signal.SIGHUP if way_out.startswith("SIGHUP") else signal.SIGTERM)
     process.communicate(timeout=60)
     assert learned_files(tmp_path) == [LEARNED]
     assert user_values(tmp_path) == 1
