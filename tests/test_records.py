@@ -244,6 +244,16 @@ def test_search_move_restricts_the_next_search_to_that_move(console: Console) ->
     assert moves_of(console) and moves_of(console)[0] != "a2a3"
 
 
+def test_go_after_a_game_ended_by_rule_plays_no_move(console: Console) -> None:
+    """A game over by the seventy-five-move rule (or fivefold repetition, or no mating material)
+    is over even with moves on the board: `go` says so instead of playing on (a shuffle back to
+    the start position once had the engine play a book move after the draw)."""
+    run(console, "setboard 4k3/8/8/8/8/8/8/R3K3 w - - 150 120")
+    said = run(console, "go")
+    assert "the game is over" in said and "seventy-five" in said.lower(), said
+    assert moves_of(console) == []
+
+
 def test_both_plays_both_sides_until_the_game_ends_and_switch_swaps_sides(console: Console) -> None:
     run(console, "setboard 7k/8/5K2/8/8/8/8/6R1 w - - 0 1", "sd 3", "both")
     assert console.engine.outcome() is not None   # the engine mated itself out of it

@@ -95,6 +95,9 @@ def cmd_go(console: Console, args: list[str]) -> None:
     engine = console.engine
     if not engine.legal_moves():
         raise CommandError("no legal moves: the game is over")
+    if engine.game.is_game_over():   # ended by rule (75 moves, fivefold repetition, no mating material)
+        outcome = engine.outcome()
+        raise CommandError(f"the game is over: {outcome[1] if outcome else 'by rule'}")
     engine.end_search()   # a ponder search shares the searcher: two at once crash the core
     console.engine_side = engine.game.turn
     console.think_and_play()
