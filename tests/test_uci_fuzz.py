@@ -25,7 +25,8 @@ COMMANDS = ["uci", "isready", "setoption", "ucinewgame", "position", "go", "stop
 GO_WORDS = ["wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime", "infinite",
             "ponder", "searchmoves"]
 OPTION_NAMES = ["Hash", "Clear Hash", "Threads", "Ponder", "OwnBook", "BookFile", "BookRandom", "BookWidth", "Learn",
-                "Contempt", "MultiPV", "UCI_AnalyseMode", "UCI_Opponent", "Log", "KingSafety", "Nonexistent", ""]
+                "BookLearnThreshold", "Contempt", "MultiPV", "UCI_AnalyseMode", "UCI_Opponent", "Log", "KingSafety",
+                "Nonexistent", ""]
 SQUARES = [f + r for f in "abcdefgh" for r in "12345678"]
 
 numbers = st.one_of(
