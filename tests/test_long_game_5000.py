@@ -26,13 +26,17 @@ MOVES_FILE = ("games", "long_game_5000.txt")
 def make_long_game(plies: int, seed: int = 1) -> list[str]:
     rng = random.Random(seed)
     board = chess.Board()
-    seen = collections.Counter([board.fen().rsplit(" ", 2)[0]])
+
+    def position() -> str:   # the FEN without its move counters
+        return board.fen().rsplit(" ", 2)[0]
 
     def position_after(move: chess.Move) -> str:
         board.push(move)
-        key = board.fen().rsplit(" ", 2)[0]
+        key = position()
         board.pop()
         return key
+
+    seen = collections.Counter([position()])
 
     def keeps_the_game_going(move: chess.Move) -> bool:
         if board.gives_check(move):
@@ -55,7 +59,7 @@ def make_long_game(plies: int, seed: int = 1) -> list[str]:
                     if board.piece_type_at(move.from_square) == chess.PAWN and not board.is_capture(move)]
             move = rng.choice(pawn or [move for move in legal if board.is_capture(move)] or legal)
         board.push(move)
-        seen[board.fen().rsplit(" ", 2)[0]] += 1
+        seen[position()] += 1
         moves.append(move.uci())
     return moves
 

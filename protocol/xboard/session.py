@@ -277,8 +277,7 @@ class XBoardSession:
         accepted = self.draw_offered and self.accepts_draw(score)
         if accepted:
             self.out.line("offer draw")
-        self.draw_offered = False
-        return accepted
+        return accepted   # either way the offer ends with the move (_send_move)
 
     def _take_waiting_line(self, command: str) -> bool:
         """Take a line holding just `command` out of the input not yet handled; True if there
