@@ -11,7 +11,7 @@ from ponderosa.core_ext.movegen cimport generate_legal, generate_noisy
 from ponderosa.core_ext.perft cimport perft
 from ponderosa.core_ext.position cimport (
     Position, MAX_STATES, clear_position, drop_old_history, set_fen, get_fen, do_move, undo_move,
-    move_to_uci, in_check, gives_check,
+    move_to_uci, in_check, gives_check, do_null_move, undo_null_move,
 )
 
 cdef int _square_index(str uci, int at):
@@ -24,6 +24,7 @@ cdef int _square_index(str uci, int at):
     return (<int>rank - 49) * 8 + (<int>file - 97)
 
 
+NULL_MOVE = "0000"   # UCI's null move
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 PIECE_SYMBOLS = " PNBRQK  pnbrqk"
 cdef int HISTORY_KEPT = 1024   # plies of history a Board keeps when its history is full (push_uci)
@@ -157,13 +158,25 @@ cdef class Board:
         raise ValueError(f"illegal move {uci!r}")
 
     def push_uci(self, uci: str) -> None:
-        """Make a legal move given in UCI notation; raises ValueError if it is not legal."""
-        cdef Move m = self.find_move(uci.strip().lower())
+        """Make a legal move given in UCI notation; raises ValueError if it is not legal. The
+        null move `0000` passes the turn (a game record's side switch); not while in check."""
+        uci = uci.strip().lower()
+        cdef Move m = 0
+        if uci != NULL_MOVE:
+            m = self.find_move(uci)
+        elif in_check(self.pos):
+            raise ValueError("no null move while in check")
         if self.pos.ply + 1 >= MAX_STATES:
             # A game this long (only possible without the fifty-move claim) keeps its recent
             # history; pop() cannot go back past what was dropped.
             drop_old_history(self.pos, HISTORY_KEPT)
-        do_move(self.pos, m)
+        if m:
+            do_move(self.pos, m)
+        else:
+            do_null_move(self.pos)
+            # Unlike the search's null move, a side switch in a game counts toward the fifty
+            # moves, as in the game record (python-chess).
+            self.pos.states[self.pos.ply].halfmove = self.pos.states[self.pos.ply - 1].halfmove + 1
 
     def gives_check(self, uci: str) -> bool:
         """Whether the legal move given in UCI notation would check, told without making it."""
@@ -174,6 +187,9 @@ cdef class Board:
         if self.pos.ply == 0:
             raise IndexError("no move to take back")
         cdef Move m = self.pos.states[self.pos.ply].move
+        if m == 0:   # no move goes from a square to itself: 0 is the null move
+            undo_null_move(self.pos)
+            return NULL_MOVE
         undo_move(self.pos)
         return move_to_uci(m)
 

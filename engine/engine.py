@@ -2,8 +2,9 @@
 protocol layers' requests; results come back as values or through callbacks."""
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -33,7 +34,7 @@ from ponderosa.engine.book.opening_book import (
     OpeningBook,
 )
 from ponderosa.engine.book.select import BookDecision
-from ponderosa.engine.fen import validate_fen
+from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learning.learner import Learner
 from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD_RANGE, LEARN_POSITION, SearchSample
@@ -46,6 +47,7 @@ from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinki
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import MAX_THREADS, HelperPool, SearchWorker
+from ponderosa.engine.write_errors import WriteErrors
 
 if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
     from ponderosa.engine.book.build import BuildReport, Progress
@@ -98,17 +100,19 @@ class Engine:
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
+        self.write_errors = WriteErrors()   # files that cannot be written (a full disk): told once
         self.learned = open_learned_store()
         self.book = OpeningBook(self.learned)
         self.book_messages = self.book.open_defaults()   # files that could not be used, for the user
-        self.learner = Learner(self.learned, self.book, Path.cwd())   # .lrn files beside the learned data
+        # .lrn files beside the learned data
+        self.learner = Learner(self.learned, self.book, Path.cwd(), self.write_errors)
         # The last book probe and the position it was made in: when the engine plays a move it
         # offered, the learner notes how many book moves were playable at that choice.
         self._last_probe: tuple[int, BookProbe] | None = None
         self.searcher.before_search = self._load_learned_positions
         self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
         self.record = GameRecord()          # tags and result of the current game (engine/records.py)
-        self.game_files = GameFiles()       # log.NNN / game.NNN, when logging is on
+        self.game_files = GameFiles(errors=self.write_errors)   # log.NNN / game.NNN, when logging is on
         self.players: Callable[[], Players] = Players   # the protocol layer says who plays which side
         self.opponent = Opponent()          # who the engine plays (UCI_Opponent; XBoard's name/rating)
         # Fault the hash table's pages in beside start-up rather than in the first search.
@@ -142,7 +146,8 @@ class Engine:
         checked = validate_fen(start_fen)
         record, board = chess.Board(checked), Board(checked)
         for move in moves:
-            if not record.is_legal(move):
+            # a null move is a side switch (white/black) kept in the game's history
+            if not (record.is_legal(move) if move else not record.is_check()):
                 raise IllegalMoveError(move.uci())
             record.push(move)
             board.push_uci(move.uci())
@@ -163,13 +168,16 @@ class Engine:
 
     def give_move_to(self, white: bool) -> None:
         """The other side is on move in the same position (Crafty's and XBoard's white/black):
-        history and the e.p. square are dropped; raises FenError if the result is illegal."""
+        a null move in the game's history, so that `reset` and `undo` can go back across it;
+        the e.p. square is gone. Raises FenError when the side on move is in check."""
         if self.game.turn == white:
             return
-        board = self.game.copy(stack=False)
-        board.turn = white
-        board.ep_square = None
-        self.set_position(board.fen())
+        if self.game.is_check():
+            raise FenError("the side on move is in check: the other side cannot be on move")
+        self.board.push_uci(chess.Move.null().uci())
+        self.game.push(chess.Move.null())
+        self._last_probe = None
+        self.save_record()
 
     def set_pieces(self, pieces: dict[int, str], white_to_move: bool) -> None:
         """Set up a position from pieces on squares (XBoard's edit mode): castling allowed where
@@ -247,9 +255,20 @@ class Engine:
         if searched is not None:
             score = max(-LEARN_SCORE_CAP, min(LEARN_SCORE_CAP, searched.score))
             sample = SearchSample(score if white else -score, searched.depth)
-        self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample,
-                                  self._book_playable(uci))
+        playable = self._book_playable(uci)
+        with self._learning_may_fail():
+            self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample, playable)
         return uci
+
+    @contextlib.contextmanager
+    def _learning_may_fail(self) -> Iterator[None]:
+        """Learned data that cannot be read or written during a game (a full disk, a database
+        gone away) is told once for the process and the game goes on without it; the store
+        keeps what it had, since every write is one transaction."""
+        try:
+            yield
+        except LearnedStoreError as error:
+            self.write_errors.failed(f"the learned data {self.learned.location}", error.__cause__ or error)
 
     def _book_playable(self, uci: str) -> int | None:
         """How many book moves were playable when the book offered uci here (its move, or one of
@@ -267,7 +286,8 @@ class Engine:
         if result in ("1-0", "0-1", "1/2-1/2"):
             self.record.result = result
             self.save_record()
-            self.learner.game_over([move.uci() for move in self.game.move_stack], result)
+            with self._learning_may_fail():
+                self.learner.game_over([move.uci() for move in self.game.move_stack], result)
 
     def shutdown(self) -> None:
         """End the engine's work before the process exits, on every path (quit, end of input,
@@ -338,7 +358,12 @@ class Engine:
 
     def book_probe(self) -> BookProbe:
         """The book's move for the side to move (nothing when the book is off or has none)."""
-        probe = self.book.probe(self.board, self.game)
+        probe = None
+        with self._learning_may_fail():
+            probe = self.book.probe(self.board, self.game)
+        if probe is None:   # the book alone, as if nothing had been learned
+            with self.book.without_learned_data():
+                probe = self.book.probe(self.board, self.game)
         self._last_probe = (self.board.key, probe)
         return probe
 

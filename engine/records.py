@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Callable, TextIO
 
 import chess
 
+from ponderosa.engine.write_errors import WriteErrors, append_whole
+
 if TYPE_CHECKING:   # chess.pgn (and asyncio under it) loads when a game is first written or read
     import chess.pgn
 
@@ -258,12 +260,13 @@ class GameFiles:
     """Crafty's log.NNN (what the console shows) and game.NNN (the moves so far, rewritten after
     every move) in a folder, numbered in sequence; a pair is opened when first written to."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, errors: WriteErrors | None = None) -> None:
         self.chosen_folder = folder      # None: the working directory at the time of writing
+        self.errors = errors or WriteErrors()   # a full disk: reported once, the game goes on
         self.enabled = False
         self.explicit = False            # set by `log on|off`: XBoard mode keeps the user's choice
         self.number: int | None = None   # the open pair's number
-        self._log: TextIO | None = None
+        self._log: int | None = None   # the open log.NNN's descriptor
 
     @property
     def folder(self) -> Path:
@@ -303,7 +306,7 @@ class GameFiles:
         fresh = self.log_path
         if fresh is not None and self._log is not None and self.game_path is not None \
                 and not self.game_path.exists() and self.number != number:
-            self._log.close()
+            os.close(self._log)
             self._log = None
             earlier = fresh.read_text(encoding="utf-8", errors="replace")
             fresh.unlink()
@@ -312,28 +315,39 @@ class GameFiles:
         self.write_log(earlier)
 
     def write_log(self, text: str) -> None:
-        """Append console output to log.NNN; flushed at once so nothing is lost to a kill."""
+        """Append console output to log.NNN; flushed at once so nothing is lost to a kill. A
+        write that fails (a full disk) is reported once and dropped; the log keeps what it had."""
         if not self.enabled or not text:
             return
-        if self._log is None:
-            self._open()
-            assert self.log_path is not None
-            self._log = open(self.log_path, "a", encoding="utf-8")
-        self._log.write(text)
-        self._log.flush()
+        try:
+            if self._log is None:
+                self._open()
+                assert self.log_path is not None
+                self._log = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            append_whole(self._log, text.encode("utf-8"))   # unbuffered: nothing is lost to a kill
+        except OSError as error:
+            self.errors.failed(f"log.NNN in {self.folder}", error)
+        else:
+            self.errors.succeeded(f"log.NNN in {self.folder}")
 
     def write_game(self, pgn: str) -> None:
-        """Rewrite game.NNN with the game so far."""
+        """Rewrite game.NNN with the game so far; when that fails (a full disk) the file keeps the
+        game as it last wrote it, and the failure is reported once."""
         if not self.enabled:
             return
         self._open()
         assert self.game_path is not None
-        write_atomically(self.game_path, pgn)
+        try:
+            write_atomically(self.game_path, pgn)
+        except OSError as error:
+            self.errors.failed(f"game.NNN in {self.folder}", error)
+        else:
+            self.errors.succeeded(f"game.NNN in {self.folder}")
 
     def close(self) -> None:
         """End the pair (`new`): the next write opens the next number."""
         if self._log is not None:
-            self._log.close()
+            os.close(self._log)
             self._log = None
         self.number = None
 
@@ -345,8 +359,6 @@ class GameFiles:
             if not numbers:
                 raise RecordError("no log file yet (logging is `log on`; the log starts with the first output)")
             path = self.folder / self.name("log", numbers[-1])
-        if self._log is not None:
-            self._log.flush()
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         return lines[-count:] if count > 0 else []
 
@@ -368,10 +380,7 @@ class LogTee:
 
     def write(self, text: str) -> int:
         written = self.stream.write(text)
-        try:
-            self._files().write_log(text)
-        except OSError:
-            pass   # a full disk must not stop the game; the console output still goes out
+        self._files().write_log(text)   # a full disk is reported there, once; the output still goes out
         return written
 
     def flush(self) -> None:

@@ -3,9 +3,11 @@ feeding the loop's event queue, streams that survive bad bytes, and the protocol
 option Log, UCI's `debug on` and option Log)."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import signal
+import sys
 import threading
 from typing import TextIO
 
@@ -57,6 +59,30 @@ def tolerate_bad_bytes(*streams: TextIO) -> None:
                 pass   # already read from: keep the stream as it is
 
 
+class _LogFile(logging.FileHandler):
+    """The protocol log: a write that fails (a full disk) is told once on standard error rather
+    than as a traceback for every line, and the engine plays on."""
+
+    failing = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.failing_now = False
+        super().emit(record)
+        if not self.failing_now:
+            self.failing = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.failing_now = True
+        if self.failing:
+            return
+        self.failing = True
+        error = sys.exc_info()[1]
+        reason = getattr(error, "strerror", None) or error
+        with contextlib.suppress(OSError, ValueError):
+            print(f"Error: cannot write {self.baseFilename} ({reason}); playing on without it",
+                  file=sys.stderr, flush=True)
+
+
 def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:
     """Log every protocol line to a file in the working directory (option Log / `debug on`)."""
     logger = logging.getLogger("ponderosa")
@@ -65,7 +91,7 @@ def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:
             logger.removeHandler(handler)
             handler.close()
     if enabled:
-        handler = logging.FileHandler(path)
+        handler = _LogFile(path)
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.DEBUG)

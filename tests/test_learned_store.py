@@ -156,6 +156,25 @@ def test_positions_are_first_in_first_out(store: LearnedStore, monkeypatch: pyte
                                          PositionEntry(KEY + 5, -5, 9, 3)]
 
 
+def test_the_tables_that_grow_with_the_games_played_are_capped(store: LearnedStore,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot's store stays bounded: the oldest learned game ids and the least played PostBook
+    moves go beyond their limits (positions: test above)."""
+    monkeypatch.setattr(learned, "GAMES_TABLE_LIMIT", 4)
+    monkeypatch.setattr(learned, "POSTBOOK_TABLE_LIMIT", 3)
+    for number in range(10):
+        played = 2 if number == 0 else 1   # the first game's move is played twice: it stays
+        for repeat in range(played):
+            store.record_game(GameLearning(f"g{number}.{repeat}", postbook=[(KEY + number, "g1f3", 40, 1.0)]))
+    games = store.learned_games()
+    assert sorted(games) == ["g6.0", "g7.0", "g8.0", "g9.0"]
+    assert sorted(entry.key - KEY for number in range(10) for entry in store.postbook_moves(KEY + number)) == [0, 8, 9]
+    # the newest ids still stop a second learning; a dropped one is learned again
+    assert not store.record_game(GameLearning("g9.0", book=[LearnedUpdate(KEY, "e2e4", 1.0)]))
+    assert store.record_game(GameLearning("g1.0", book=[LearnedUpdate(KEY, "e2e4", 1.0)]))
+    assert len(store.learned_games()) == 4
+
+
 def test_a_game_is_learned_once(store: LearnedStore) -> None:
     learning = game_learning(7, 2)
     assert store.record_game(learning)

@@ -116,6 +116,32 @@ def test_reset_goes_back_and_forward_with_the_same_side_to_move(console: Console
     assert "4. Nxd4" in output and "Nf6" in output
 
 
+def test_reset_goes_back_across_a_side_switch(console: Console) -> None:
+    """`white`/`black` keep the game's history (a null move in it), so `reset` and `undo` can
+    go back past them, and the position after them is the one the side switch made."""
+    play(console, "1. e4 c5 2. Nf3")
+    run(console, "white")                         # Black passes: White to move again
+    assert console.engine.white_to_move and moves_of(console) == ["e2e4", "c7c5", "g1f3", "0000"]
+    assert console.engine.fen() == console.engine.game.fen()
+    play(console, "d4")
+    full = moves_of(console)
+    run(console, "reset 2")                       # Black to move at move 2: before the switch
+    assert moves_of(console) == full[:3] and not console.engine.white_to_move
+    assert console.engine.fen() == console.engine.game.fen()
+    run(console, "reset 3")                       # forward again, through the switch
+    assert moves_of(console) == full and console.engine.fen() == console.engine.game.fen()
+    run(console, "undo", "undo")                  # back across the null move, move by move
+    assert moves_of(console) == full[:3] and not console.engine.white_to_move
+    assert console.engine.fen() == console.engine.game.fen()
+
+
+def test_no_side_switch_away_from_a_check(console: Console) -> None:
+    play(console, "1. e4 f5 2. Qh5+")
+    output = run(console, "white")
+    assert "Error" in output and "check" in output
+    assert not console.engine.white_to_move and moves_of(console)[-1] == "d1h5"
+
+
 def test_reset_forward_is_forgotten_once_another_move_is_played(console: Console) -> None:
     play(console, "1. e4 e5 2. Nf3 Nc6")
     run(console, "reset 2", "d4")

@@ -5,13 +5,15 @@ Files are opened here and only read; building them is `book_build`'s work, choos
 the moves is `book_select`'s."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
 import chess
 
@@ -91,6 +93,22 @@ def merge_entries(move: str, large: BookEntry | None, start: BookEntry | None,
                      own_games=learned.own_games, own_score=learned.own_score, eval=evaluation)
 
 
+class _NothingLearned:
+    """An empty learned store that ignores writes: the book's reads and aging without one."""
+
+    def user_values(self, key: int) -> dict[str, int]:
+        return {}
+
+    def learned_moves(self, key: int) -> dict[str, LearnedMove]:
+        return {}
+
+    def postbook_moves(self, key: int) -> list[Any]:
+        return []
+
+    def age_skipped(self, key: int, moves: Any) -> None:
+        return None
+
+
 class OpeningBook:
     """The large book, the start book and the selection settings."""
 
@@ -103,6 +121,15 @@ class OpeningBook:
         self.large: BookSource | None = None
         self.start: BookSource | None = None
         self._evaluator = Evaluator(BOOK_EVAL_PAWN_HASH_BYTES)
+
+    @contextlib.contextmanager
+    def without_learned_data(self) -> Iterator[None]:
+        """The book as if nothing had been learned (learned data that cannot be read now)."""
+        learned, self.learned = self.learned, _NothingLearned()   # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            self.learned = learned
 
     # -- files ------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from ponderosa.engine.learning.rules import (
     result_learning_step,
 )
 from ponderosa.engine.learning.store import GameLearning, LearnedStore, PositionEntry
+from ponderosa.engine.write_errors import WriteErrors, append_whole
 
 if TYPE_CHECKING:   # chess.pgn (and asyncio under it) loads only when a .lrn file is written or read
     import chess.pgn
@@ -91,8 +92,10 @@ class GameRecord:
 class Learner:
     """Follows the current game and learns from it (the `learn N` bitmask says what)."""
 
-    def __init__(self, store: LearnedStore, book: OpeningBook, folder: Path | None = None) -> None:
+    def __init__(self, store: LearnedStore, book: OpeningBook, folder: Path | None = None,
+                 errors: WriteErrors | None = None) -> None:
         self.store = store
+        self.errors = errors or WriteErrors()   # a .lrn file that cannot be appended to: told once
         self.book = book
         self.folder = folder          # where book.lrn / position.lrn are appended; None: working directory
         self.mask = LEARN_DEFAULT
@@ -315,10 +318,15 @@ class Learner:
         return (self.folder or Path.cwd()) / name
 
     def _append_book_lrn(self, record: GameRecord, kind: str) -> None:
+        self._append(self._lrn_path(BOOK_LRN), format_book_lrn(record, kind))
+
+    def _append(self, path: Path, text: str) -> None:
         try:
-            append_text(self._lrn_path(BOOK_LRN), format_book_lrn(record, kind))
+            append_text(path, text)
         except OSError as error:
-            log.warning("cannot append to %s: %s", self._lrn_path(BOOK_LRN), error)
+            self.errors.failed(str(path), error)
+        else:
+            self.errors.succeeded(str(path))
 
     def _append_positions(self, record: GameRecord, positions: Sequence[PositionEntry]) -> None:
         if not positions:
@@ -329,18 +337,19 @@ class Learner:
             fens[board.key] = board.fen()
             board.push_uci(move)
         lines = [format_position_lrn(fens[entry.key], entry, record) for entry in positions if entry.key in fens]
-        try:
-            append_text(self._lrn_path(POSITION_LRN), "".join(lines))
-        except OSError as error:
-            log.warning("cannot append to %s: %s", self._lrn_path(POSITION_LRN), error)
+        self._append(self._lrn_path(POSITION_LRN), "".join(lines))
 
 
 def append_text(path: Path, text: str) -> None:
-    """Append whole records and force them to disk; a reader skips a torn last record."""
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+    """Append whole records and force them to disk. A write that fails part way (a full disk)
+    is cut back to where it began, so the file keeps its earlier records whole and the next
+    append starts on a clean line; a reader also skips a torn last record (a killed process)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        append_whole(fd, text.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def format_book_lrn(record: GameRecord, kind: str) -> str:

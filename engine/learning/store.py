@@ -29,7 +29,10 @@ DEFAULT_LEARNED_FILE = "ponderosa-learned.db"
 FORMAT_NAME = "ponderosa-learned"
 FORMAT_VERSION = "2"
 BUSY_TIMEOUT_SECONDS = 60.0
+# A bot learns from every game for weeks: every table that grows with the games played is capped.
 POSITION_TABLE_LIMIT = 65536     # position learning: at most this many, first in first out
+GAMES_TABLE_LIMIT = 65536        # learned game ids (what stops a game being learned twice), oldest dropped
+POSTBOOK_TABLE_LIMIT = 65536     # PostBook moves; the least played are dropped
 
 # Terra's bookeval words and the values they stand for. Terra's table gives no number for
 # "?!" (dubious); 5 keeps it playable but rarer than "!?" (15).
@@ -58,6 +61,9 @@ SCHEMA = (
     # one row per learned game: what makes learning idempotent and checkable
     "CREATE TABLE IF NOT EXISTS games (game_id TEXT PRIMARY KEY, updates INTEGER NOT NULL, "
     "summary TEXT NOT NULL)",
+    # the order games were learned in, for dropping the oldest ids (a table of its own, so that
+    # a store made before it needs no change to its games table)
+    "CREATE TABLE IF NOT EXISTS game_order (seq {serial}, game_id TEXT NOT NULL UNIQUE)",
 )
 
 
@@ -341,8 +347,30 @@ class LearnedStore:
                     (signed_key(key), encode_move(move), int(evaluation), float(points)))
             for entry in learning.positions:
                 self._store_position(cursor, entry)
+            self._trim_games(cursor, learning.game_id)
+            if learning.postbook:
+                self._trim_postbook(cursor)
             return True
         return bool(self._write(work))
+
+    def _trim_games(self, cursor: Any, game_id: str) -> None:
+        """Note the game's place in the order; drop the oldest ids beyond the limit (a game that
+        old, imported again from a .lrn file, would be learned again)."""
+        cursor.execute(self._sql("INSERT INTO game_order (game_id) VALUES (?)"), (game_id,))
+        cursor.execute(self._sql(
+            "DELETE FROM games WHERE game_id IN (SELECT game_id FROM game_order "
+            "WHERE seq <= (SELECT MAX(seq) FROM game_order) - ?)"), (GAMES_TABLE_LIMIT,))
+        cursor.execute(self._sql(
+            "DELETE FROM game_order WHERE seq <= (SELECT MAX(seq) FROM game_order) - ?"), (GAMES_TABLE_LIMIT,))
+
+    def _trim_postbook(self, cursor: Any) -> None:
+        """Keep the PostBook at its limit by dropping the moves played least, then the worst scoring."""
+        cursor.execute("SELECT COUNT(*) FROM postbook")
+        excess = cursor.fetchone()[0] - POSTBOOK_TABLE_LIMIT
+        if excess > 0:
+            cursor.execute(self._sql(
+                "DELETE FROM postbook WHERE (key, move) IN (SELECT key, move FROM postbook "
+                "ORDER BY games, points, key, move LIMIT ?)"), (excess,))
 
     def _store_position(self, cursor: Any, entry: PositionEntry) -> None:
         """Newest last: a position learned again moves to the back of the queue; the oldest
@@ -386,7 +414,7 @@ class LearnedStore:
 
     def clear(self, keep_user_values: bool = True) -> None:
         """Forget everything learned (import ... clear); user-set values are the user's, kept."""
-        tables = ["book_learning", "own_results", "postbook", "positions", "games"]
+        tables = ["book_learning", "own_results", "postbook", "positions", "games", "game_order"]
         if not keep_user_values:
             tables.append("user_values")
 
