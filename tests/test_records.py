@@ -34,6 +34,9 @@ def console(shared_engine: Engine) -> Console:
     shared_engine.max_depth = None
     shared_engine.record.claim_flag = False
     console = Console(shared_engine, io.StringIO())
+    # Nothing typed: not the test process's own standard input, which `pytest -s` leaves open
+    # (a line waiting there would interrupt `both`).
+    console.input = io.StringIO()
     console.execute("new")
     console.execute("force")
     return console
