@@ -1,11 +1,12 @@
 """The `ponderosa` program: a Crafty-style console; command-line arguments run first as commands."""
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Protocol
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.identity import FULL_NAME
@@ -15,6 +16,13 @@ from ponderosa.protocol.console.banner import banner_lines
 from ponderosa.protocol.streams import tolerate_bad_bytes
 from ponderosa.protocol.uci import UciSession
 from ponderosa.protocol.xboard import XBoardSession
+
+
+class Arguments(Protocol):
+    xboard: bool
+    uci: bool
+    commands: list[str]
+
 
 DESCRIPTION = """\
 Ponderosa, a chess engine for XBoard/WinBoard (CECP) and UCI GUIs.
@@ -36,14 +44,18 @@ switches to UCI, and --uci starts in UCI mode at once.
 """
 
 
-def parse_arguments(argv: list[str]) -> argparse.Namespace:
+def parse_arguments(argv: list[str]) -> Arguments:
+    if not set(argv) - {"--xboard", "--uci"}:
+        # How GUIs start the engine: no argparse to import (start-up time).
+        return SimpleNamespace(xboard="--xboard" in argv, uci="--uci" in argv, commands=[])  # type: ignore[return-value]
+    import argparse
     parser = argparse.ArgumentParser(prog="ponderosa", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--xboard", action="store_true", help="start in XBoard protocol mode at once")
     parser.add_argument("--uci", action="store_true", help="start in UCI protocol mode at once")
     parser.add_argument("--version", action="version", version=FULL_NAME)
     parser.add_argument("commands", nargs="*", help="console commands to run first, one per argument")
-    return parser.parse_args(argv)
+    return parser.parse_args(argv)  # type: ignore[return-value]
 
 
 def startup_file() -> Path | None:
@@ -81,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         engine.shutdown()
 
 
-def run(engine: Engine, arguments: argparse.Namespace) -> int:
+def run(engine: Engine, arguments: Arguments) -> int:
     """The console, then the XBoard protocol if asked for, until quit or end of input."""
     for message in engine.book_messages + engine.ics.messages:   # stderr: stdout may already be a GUI's protocol line
         print(message, file=sys.stderr)

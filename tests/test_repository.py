@@ -103,3 +103,14 @@ def test_docs_hold_no_patches_or_game_archives() -> None:
     # git history (commit 571b793), not in the documentation folder.
     for folder in ("patches", "games"):
         assert not (REPO / "docs" / folder).exists(), f"docs/{folder} is back: see docs/STRENGTH.md"
+
+
+def test_the_version_the_engine_gives_is_the_package_version() -> None:
+    """engine/identity.py writes the version out (no importlib.metadata at start-up); it must be
+    pyproject.toml's, and the installed package's."""
+    from importlib.metadata import version
+
+    from ponderosa.engine.identity import VERSION
+    declared = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(), re.MULTILINE)
+    assert declared is not None and declared.group(1) == VERSION
+    assert version("ponderosa") == VERSION
