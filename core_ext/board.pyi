@@ -1,4 +1,4 @@
-# Type stub for the compiled Board class (core_ext/board.pyx).
+# Type stub for the compiled Board class (core_ext/board_class.pxi, compiled in core.pyx; board.pyx re-exports it).
 START_FEN: str
 
 class Board:

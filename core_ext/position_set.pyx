@@ -11,12 +11,10 @@ from libc.string cimport memcpy, memset
 
 import numpy
 
-from ponderosa.core_ext.bitboard cimport Bitboard, Move, MAX_MOVES, FLAG_PROMO_KNIGHT, move_flag
-from ponderosa.core_ext.board cimport Board
-from ponderosa.core_ext.evaluate cimport Evaluator, evaluate_terms, eval_state_clear, EvalTerms
-from ponderosa.core_ext.movegen cimport generate_noisy
-from ponderosa.core_ext.position cimport Position, StateInfo, in_check
-from ponderosa.core_ext.see cimport see
+from ponderosa.core_ext.core cimport (
+    Bitboard, Move, MAX_MOVES, FLAG_PROMO_KNIGHT, move_flag, Board, Evaluator, evaluate_terms, eval_state_clear,
+    EvalTerms, generate_noisy, Position, StateInfo, in_check, see,
+)
 
 
 cdef struct PackedPosition:

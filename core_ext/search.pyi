@@ -1,4 +1,5 @@
-# Type stub for the compiled core search (core_ext/search.pyx; the Search class is in core_ext/search_class.pxi).
+# Type stub for the compiled core search (core_ext/search_tree.pxi, compiled in core.pyx; the Search class is in
+# core_ext/search_class.pxi; search.pyx re-exports them).
 from collections.abc import Collection
 
 from ponderosa.core_ext.board import Board

@@ -1,4 +1,5 @@
-# Type stub for the compiled Syzygy tablebase probing (core_ext/syzygy.pyx; the syzygy_*.pxi parts are C only).
+# Type stub for the compiled Syzygy tablebase probing (core_ext/syzygy_main.pxi, compiled in core.pyx; the
+# syzygy_*.pxi parts are C only; syzygy.pyx re-exports the Python names).
 import re
 
 from ponderosa.core_ext.board import Board

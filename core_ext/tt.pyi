@@ -1,4 +1,4 @@
-# Type stub for the compiled transposition table (core_ext/tt.pyx).
+# Type stub for the compiled transposition table (core_ext/tt_table.pxi, compiled in core.pyx; tt.pyx re-exports it).
 
 class TranspositionTable:
     def __init__(self, size_bytes: int = ...) -> None: ...

@@ -1,6 +1,6 @@
 """Syzygy tablebases in the engine: where the files are, the settings, and the root move filter.
 
-The core (core_ext/syzygy.pyx) maps and decodes the files and probes WDL inside the search;
+The core (core_ext/syzygy_main.pxi) maps and decodes the files and probes WDL inside the search;
 this module decides, with a tablebase position on the board, which root moves the search may
 choose from, and whether the search probes at all (swindle mode)."""
 from __future__ import annotations

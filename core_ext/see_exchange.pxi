@@ -1,11 +1,5 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Static exchange evaluation: the material outcome of the capture sequence on one square."""
-from ponderosa.core_ext.bitboard cimport (
-    Bitboard, Move, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WHITE,
-    FLAG_EN_PASSANT, FLAG_PROMO_KNIGHT, FLAG_CASTLE,
-    rook_attacks, bishop_attacks, square_bb, lsb, move_from, move_to, move_flag,
-)
-from ponderosa.core_ext.position cimport Position, attackers_to, occupied
+# Included by core.pyx, the core's one C unit (this was see.pyx, a module of its own):
+# Static exchange evaluation: the material outcome of the capture sequence on one square.
 
 SEE_VALUE[:] = [0, 100, 325, 325, 500, 975, 20000]
 

@@ -1,10 +1,8 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Attack tables: leapers, magic-bitboard sliders, and square-pair lines.
-
-Everything is computed once at import; magics are found by a seeded search so
-that no table of numbers has to be shipped (it takes a few milliseconds).
-"""
-from libc.stdint cimport uint64_t
+# Included by core.pyx, the core's one C unit (this was bitboard.pyx, a module of its own):
+# Attack tables: leapers, magic-bitboard sliders, and square-pair lines.
+#
+# Everything is computed once at import; magics are found by a seeded search so
+# that no table of numbers has to be shipped (it takes a few milliseconds).
 
 cdef Bitboard ROOK_TABLE[102400]
 cdef Bitboard BISHOP_TABLE[5248]

@@ -1,14 +1,5 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Make/unmake with an undo record per ply, incremental keys, and FEN in and out."""
-from libc.string cimport memmove, memset
-
-from ponderosa.core_ext.bitboard cimport (
-    Bitboard, Move, WHITE, BLACK, NO_SQUARE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
-    FLAG_DOUBLE_PUSH, FLAG_CASTLE, FLAG_EN_PASSANT, FLAG_PROMO_KNIGHT,
-    WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO, PAWN_ATTACKS,
-    square_bb, popcount, lsb, move_from, move_to, move_flag,
-)
-from ponderosa.core_ext.zobrist cimport Z_PSQ, Z_CASTLING, Z_EP, Z_TURN
+# Included by core.pyx, the core's one C unit (this was position.pyx, a module of its own):
+# Make/unmake with an undo record per ply, incremental keys, and FEN in and out.
 
 cdef int CASTLE_MASK[64]
 for _sq in range(64):

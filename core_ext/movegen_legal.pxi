@@ -1,17 +1,6 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Strictly legal move generation: pins and checks are resolved while generating,
-so a caller never has to make a move to learn whether it was legal."""
-from ponderosa.core_ext.bitboard cimport (
-    Bitboard, Move, WHITE, NO_SQUARE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
-    FLAG_NORMAL, FLAG_DOUBLE_PUSH, FLAG_CASTLE, FLAG_EN_PASSANT,
-    FLAG_PROMO_KNIGHT, FLAG_PROMO_BISHOP, FLAG_PROMO_ROOK, FLAG_PROMO_QUEEN,
-    WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO,
-    FILE_A_BB, FILE_H_BB, RANK_2_BB, RANK_3_BB, RANK_6_BB, RANK_7_BB,
-    KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, BETWEEN, LINE, ROOK_PSEUDO, BISHOP_PSEUDO,
-    rook_attacks, bishop_attacks, square_bb, lsb, more_than_one, make_move_code,
-)
-from ponderosa.core_ext.position cimport Position, StateInfo, attackers_to, square_attacked
-
+# Included by core.pyx, the core's one C unit (this was movegen.pyx, a module of its own):
+# Strictly legal move generation: pins and checks are resolved while generating,
+# so a caller never has to make a move to learn whether it was legal.
 
 cdef inline Bitboard shift_by(Bitboard b, int delta) noexcept nogil:
     return b << delta if delta > 0 else b >> (-delta)

@@ -1,8 +1,7 @@
-# cython: language_level=3, boundscheck=False, wraparound=False
-"""Fills the Zobrist tables from python-chess's copy of the Polyglot random array."""
-from chess.polyglot import POLYGLOT_RANDOM_ARRAY
+# Included by core.pyx, the core's one C unit (this was zobrist.pyx, a module of its own):
+# Fills the Zobrist tables from python-chess's copy of the Polyglot random array.
 
-from ponderosa.core_ext.bitboard cimport PAWN, KING, BLACK
+from chess.polyglot import POLYGLOT_RANDOM_ARRAY
 
 
 def _fill_tables() -> None:

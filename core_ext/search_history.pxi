@@ -1,29 +1,17 @@
-# Move-ordering statistics of one search thread: which moves cut off before, and in what context.
-# Declarations and inline functions only (no module of its own): search.pyx is the one user.
-from libc.stdint cimport int16_t, uint64_t
-
-from ponderosa.core_ext.bitboard cimport Move
-
-cdef enum:
-    HISTORY_MAX = 16384      # every table saturates at +-HISTORY_MAX (gravity, below)
-    MOVE_KEYS = 1024         # a move's key: piece code (0-15) * 64 + destination; 0 = none or null move
-    CORRECTION_SIZE = 16384  # entries per side of the evaluation-correction table (a power of two)
-    CORRECTION_GRAIN = 64    # correction entries are kept in 1/64 centipawn
-    CORRECTION_MAX = 100 * CORRECTION_GRAIN   # no pawn structure moves the evaluation by more than 100 cp
-
-cdef struct History:
-    int quiet[16][64]                            # quiet moves by piece code and destination
-    int capture[16][64][8]                       # captures by piece code, destination, captured type
-    Move counter[MOVE_KEYS]                      # the quiet move that last refuted a move, by its key
-    int16_t continuation[MOVE_KEYS][MOVE_KEYS]   # quiet move (second key) played after a move (first key)
-    int correction[2][CORRECTION_SIZE]           # how far searches found the static evaluation off,
-                                                 # by side to move and pawn structure (pawn key)
+# Included by core.pyx (the search's part of the unit): how the move-ordering statistics of one
+# search thread (History, declared in core.pxd) are scored and updated.
+#
+# The divisions here are floor divisions (Python's, cdivision off), as they were when these
+# functions lived in history.pxd, a .pxd compiled without core.pyx's cdivision=True: the
+# statistics can be negative, and C's truncating division would round them the other way
+# (and change the search, and its bench signature).
 
 
 cdef inline int move_key(int piece, int to) noexcept nogil:
     return piece * 64 + to
 
 
+@cython.cdivision(False)
 cdef inline int gravity(int value, int bonus) noexcept nogil:
     """value after adding bonus, pulled back the nearer it is to the limit, so it never passes it."""
     return value + bonus - value * (bonus if bonus > 0 else -bonus) // HISTORY_MAX
@@ -48,11 +36,13 @@ cdef inline void add_capture(History* h, int piece, int to, int captured, int bo
     h.capture[piece][to][captured] = gravity(h.capture[piece][to][captured], bonus)
 
 
+@cython.cdivision(False)
 cdef inline int corrected_eval(History* h, int side, uint64_t pawn_key, int raw) noexcept nogil:
     """The static evaluation moved by what searches of positions with these pawns found it missed."""
     return raw + h.correction[side][pawn_key & (CORRECTION_SIZE - 1)] // CORRECTION_GRAIN
 
 
+@cython.cdivision(False)
 cdef inline void update_correction(History* h, int side, uint64_t pawn_key, int error, int plies) noexcept nogil:
     """Blend a search's finding (error = search score - static evaluation) into the entry,
     weighted by the search's depth: a deep search says more than a shallow one."""

@@ -1,0 +1,221 @@
+# Included by core.pyx, the core's one C unit (this was board.pyx, a module of its own):
+# Board: the Python face of the core position, for the engine layer and the tests.
+
+cdef int _square_index(str uci, int at):
+    """The square named at uci[at:at + 2] (a1 = 0 ... h8 = 63), or -1."""
+    if len(uci) < at + 2:
+        return -1
+    cdef Py_UCS4 file = uci[at], rank = uci[at + 1]
+    if not ("a" <= file <= "h" and "1" <= rank <= "8"):
+        return -1
+    return (<int>rank - 49) * 8 + (<int>file - 97)
+
+
+NULL_MOVE = "0000"   # UCI's null move
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+PIECE_SYMBOLS = " PNBRQK  pnbrqk"
+cdef int HISTORY_KEPT = 1024   # plies of history a Board keeps when its history is full (push_uci)
+
+
+cdef uint64_t count_generated(Position* pos, long repetitions) noexcept nogil:
+    """Generate the moves of the position repetitions times; total moves generated."""
+    cdef Move moves[MAX_MOVES]
+    cdef uint64_t total = 0
+    cdef long r
+    for r in range(repetitions):
+        total += generate_legal(pos, moves)
+    return total
+
+
+cdef uint64_t count_generated_made(Position* pos, long repetitions) noexcept nogil:
+    """Generate, make and unmake every move repetitions times; total moves made."""
+    cdef Move moves[MAX_MOVES]
+    cdef uint64_t total = 0
+    cdef long r
+    cdef int i, n
+    for r in range(repetitions):
+        n = generate_legal(pos, moves)
+        for i in range(n):
+            do_move(pos, moves[i])
+            undo_move(pos)
+        total += n
+    return total
+
+
+cdef class Board:
+    """A chess position with its move history, backed by the bitboard core."""
+
+    def __cinit__(self):
+        self.pos = <Position*>malloc(sizeof(Position))
+        if self.pos is NULL:
+            raise MemoryError()
+        clear_position(self.pos)
+
+    def __dealloc__(self):
+        free(self.pos)
+
+    def __init__(self, fen: str = START_FEN):
+        set_fen(self.pos, fen)
+
+    def set_fen(self, fen: str) -> None:
+        """Load a FEN; raises ValueError (and keeps the old position) if the core cannot hold it."""
+        cdef Position* scratch = <Position*>malloc(sizeof(Position))
+        if scratch is NULL:
+            raise MemoryError()
+        try:
+            set_fen(scratch, fen)
+            memcpy(self.pos, scratch, sizeof(Position))
+        finally:
+            free(scratch)
+
+    def fen(self) -> str:
+        return get_fen(self.pos, self._has_legal_en_passant())
+
+    def _has_legal_en_passant(self) -> bool:
+        cdef Move moves[MAX_MOVES]
+        cdef int i, n
+        if self.pos.states[self.pos.ply].ep_square == NO_SQUARE:
+            return False
+        n = generate_legal(self.pos, moves)
+        for i in range(n):
+            if move_flag(moves[i]) == FLAG_EN_PASSANT:
+                return True
+        return False
+
+    def copy(self) -> "Board":
+        cdef Board other = Board.__new__(Board)
+        memcpy(other.pos, self.pos, sizeof(Position))
+        return other
+
+    @property
+    def key(self) -> int:
+        """Polyglot Zobrist key of the position."""
+        return self.pos.states[self.pos.ply].key
+
+    @property
+    def pawn_key(self) -> int:
+        return self.pos.states[self.pos.ply].pawn_key
+
+    @property
+    def white_to_move(self) -> bool:
+        return self.pos.side == 0
+
+    @property
+    def ply(self) -> int:
+        """Moves made since the position was set."""
+        return self.pos.ply
+
+    def piece_at(self, int square) -> str:
+        """Piece letter on a square (a1=0 .. h8=63): 'P'..'K' white, 'p'..'k' black, '' empty."""
+        if not 0 <= square < 64:
+            raise ValueError(f"no square {square}")
+        return PIECE_SYMBOLS[self.pos.board[square]].strip()
+
+    def in_check(self) -> bool:
+        return in_check(self.pos)
+
+    def legal_moves(self) -> list:
+        """Legal moves in UCI notation (e1g1 for castling, e7e8q for promotion)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_legal(self.pos, moves)
+        return [move_to_uci(moves[i]) for i in range(n)]
+
+    def noisy_moves(self) -> list:
+        """What the quiescence search tries: captures, e.p. and queen promotions; all evasions in check."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_noisy(self.pos, moves)
+        return [move_to_uci(moves[i]) for i in range(n)]
+
+    cdef unsigned int find_move(self, str uci) except? 0:
+        """The legal move written uci, compared by squares and promotion piece rather than by
+        building the text of every legal move (book building makes millions of these)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i, flag
+        cdef int frm = _square_index(uci, 0), to = _square_index(uci, 2), promotion = -1
+        if frm < 0 or to < 0 or len(uci) > 5 or (len(uci) == 5 and uci[4] not in "nbrq"):
+            raise ValueError(f"illegal move {uci!r}")
+        if len(uci) == 5:
+            promotion = FLAG_PROMO_KNIGHT + "nbrq".index(uci[4])
+        n = generate_legal(self.pos, moves)
+        for i in range(n):
+            if move_from(moves[i]) == frm and move_to(moves[i]) == to:
+                flag = move_flag(moves[i])
+                if (flag == promotion) if promotion >= 0 else flag < FLAG_PROMO_KNIGHT:
+                    return moves[i]
+        raise ValueError(f"illegal move {uci!r}")
+
+    def push_uci(self, uci: str) -> None:
+        """Make a legal move given in UCI notation; raises ValueError if it is not legal. The
+        null move `0000` passes the turn (a game record's side switch); not while in check."""
+        uci = uci.strip().lower()
+        cdef Move m = 0
+        if uci != NULL_MOVE:
+            m = self.find_move(uci)
+        elif in_check(self.pos):
+            raise ValueError("no null move while in check")
+        if self.pos.ply + 1 >= MAX_STATES:
+            # A game this long (only possible without the fifty-move claim) keeps its recent
+            # history; pop() cannot go back past what was dropped.
+            drop_old_history(self.pos, HISTORY_KEPT)
+        if m:
+            do_move(self.pos, m)
+        else:
+            do_null_move(self.pos)
+            # Unlike the search's null move, a side switch in a game counts toward the fifty
+            # moves, as in the game record (python-chess).
+            self.pos.states[self.pos.ply].halfmove = self.pos.states[self.pos.ply - 1].halfmove + 1
+
+    def gives_check(self, uci: str) -> bool:
+        """Whether the legal move given in UCI notation would check, told without making it."""
+        return gives_check(self.pos, self.find_move(uci.strip().lower()))
+
+    def pop(self) -> str:
+        """Take back the last move; returns it in UCI notation."""
+        if self.pos.ply == 0:
+            raise IndexError("no move to take back")
+        cdef Move m = self.pos.states[self.pos.ply].move
+        if m == 0:   # no move goes from a square to itself: 0 is the null move
+            undo_null_move(self.pos)
+            return NULL_MOVE
+        undo_move(self.pos)
+        return move_to_uci(m)
+
+    def perft(self, int depth) -> int:
+        """Leaf nodes of the legal move tree to depth (bulk counted), without the GIL."""
+        cdef uint64_t nodes
+        if depth < 0:
+            raise ValueError("depth must not be negative")
+        with nogil:
+            nodes = perft(self.pos, depth)
+        return nodes
+
+    def divide(self, int depth) -> list:
+        """(move, perft(depth - 1) after it) for every legal root move."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i
+        cdef uint64_t nodes
+        if depth < 1:
+            raise ValueError("divide needs a depth of at least 1")
+        n = generate_legal(self.pos, moves)
+        result = []
+        for i in range(n):
+            do_move(self.pos, moves[i])
+            with nogil:
+                nodes = perft(self.pos, depth - 1)
+            undo_move(self.pos)
+            result.append((move_to_uci(moves[i]), nodes))
+        return result
+
+    def count_generated(self, long repetitions) -> int:
+        """Generate the legal moves repetitions times (for `perf`); moves generated in all."""
+        cdef uint64_t total
+        with nogil:
+            total = count_generated(self.pos, repetitions)
+        return total
+
+    def count_generated_made(self, long repetitions) -> int:
+        """Generate, make and unmake every move repetitions times (for `perf`); moves made."""
+        cdef uint64_t total
+        with nogil:
+            total = count_generated_made(self.pos, repetitions)
+        return total

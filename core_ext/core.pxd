@@ -1,0 +1,473 @@
+# The C-level interface of the core: every type, constant, table and function of the hot path,
+# declared once. core.pyx defines them all in one extension module (one C file), so that the C
+# compiler sees the search, evaluation, move generation and make/unmake together and can inline
+# across them. Squares are a1=0 .. h8=63; a move is a packed 32-bit integer (see below).
+from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, uint16_t, int16_t, uint8_t
+
+# ---------------------------------------------------------------- bitboards (bitboard_tables.pxi)
+
+ctypedef uint64_t Bitboard
+ctypedef uint32_t Move
+
+cdef extern from *:
+    """
+    #define PONDEROSA_POPCOUNT(b) __builtin_popcountll(b)
+    #define PONDEROSA_LSB(b) __builtin_ctzll(b)
+    #define PONDEROSA_MSB(b) (63 - __builtin_clzll(b))
+    #define FILE_A_BB 0x0101010101010101ULL
+    #define FILE_H_BB 0x8080808080808080ULL
+    #define RANK_1_BB 0xFFULL
+    #define RANK_2_BB 0xFF00ULL
+    #define RANK_3_BB 0xFF0000ULL
+    #define RANK_6_BB 0xFF0000000000ULL
+    #define RANK_7_BB 0xFF000000000000ULL
+    #define RANK_8_BB 0xFF00000000000000ULL
+    """
+    const uint64_t FILE_A_BB
+    const uint64_t FILE_H_BB
+    const uint64_t RANK_1_BB
+    const uint64_t RANK_2_BB
+    const uint64_t RANK_3_BB
+    const uint64_t RANK_6_BB
+    const uint64_t RANK_7_BB
+    const uint64_t RANK_8_BB
+    int PONDEROSA_POPCOUNT(uint64_t b) noexcept nogil
+    int PONDEROSA_LSB(uint64_t b) noexcept nogil
+    int PONDEROSA_MSB(uint64_t b) noexcept nogil
+
+cdef enum:  # Color
+    WHITE = 0
+    BLACK = 1
+
+# Piece types; a piece code is color * 8 + type, 0 is an empty square.
+cdef enum:  # PieceType
+    NO_PIECE = 0
+    PAWN = 1
+    KNIGHT = 2
+    BISHOP = 3
+    ROOK = 4
+    QUEEN = 5
+    KING = 6
+
+cdef enum:
+    NO_SQUARE = 64
+    MAX_MOVES = 256
+
+# Move layout: bits 0-5 from, 6-11 to, 12-14 flag; bits 16+ are free for ordering scores.
+cdef enum:  # MoveFlag
+    FLAG_NORMAL = 0
+    FLAG_DOUBLE_PUSH = 1
+    FLAG_CASTLE = 2
+    FLAG_EN_PASSANT = 3
+    FLAG_PROMO_KNIGHT = 4   # promotion flags are 2 + the promoted piece type
+    FLAG_PROMO_BISHOP = 5
+    FLAG_PROMO_ROOK = 6
+    FLAG_PROMO_QUEEN = 7
+
+# Castling-right bits, in Polyglot's key order.
+cdef enum:  # CastlingRight
+    WHITE_OO = 1
+    WHITE_OOO = 2
+    BLACK_OO = 4
+    BLACK_OOO = 8
+
+cdef struct Magic:
+    Bitboard mask        # relevant occupancy squares
+    Bitboard magic       # multiplier
+    Bitboard* attacks    # this square's slice of the shared table
+    int shift            # 64 - popcount(mask)
+
+cdef Magic ROOK_MAGICS[64]
+cdef Magic BISHOP_MAGICS[64]
+cdef Bitboard KNIGHT_ATTACKS[64]
+cdef Bitboard KING_ATTACKS[64]
+cdef Bitboard PAWN_ATTACKS[2][64]     # squares a pawn of that colour on the square attacks
+cdef Bitboard BETWEEN[64][64]         # squares strictly between two aligned squares
+cdef Bitboard LINE[64][64]            # whole line through two aligned squares, else 0
+cdef Bitboard ROOK_PSEUDO[64]         # rook attacks on an empty board
+cdef Bitboard BISHOP_PSEUDO[64]
+
+cdef inline Bitboard square_bb(int sq) noexcept nogil:
+    return (<Bitboard>1) << sq
+
+cdef inline int popcount(Bitboard b) noexcept nogil:
+    return PONDEROSA_POPCOUNT(b)
+
+cdef inline int lsb(Bitboard b) noexcept nogil:
+    return PONDEROSA_LSB(b)
+
+cdef inline int msb(Bitboard b) noexcept nogil:
+    return PONDEROSA_MSB(b)
+
+cdef inline bint more_than_one(Bitboard b) noexcept nogil:
+    return (b & (b - 1)) != 0
+
+cdef inline Bitboard rook_attacks(int sq, Bitboard occ) noexcept nogil:
+    cdef Magic* m = &ROOK_MAGICS[sq]
+    return m.attacks[((occ & m.mask) * m.magic) >> m.shift]
+
+cdef inline Bitboard bishop_attacks(int sq, Bitboard occ) noexcept nogil:
+    cdef Magic* m = &BISHOP_MAGICS[sq]
+    return m.attacks[((occ & m.mask) * m.magic) >> m.shift]
+
+cdef inline Bitboard queen_attacks(int sq, Bitboard occ) noexcept nogil:
+    return rook_attacks(sq, occ) | bishop_attacks(sq, occ)
+
+cdef inline int move_from(Move m) noexcept nogil:
+    return m & 63
+
+cdef inline int move_to(Move m) noexcept nogil:
+    return (m >> 6) & 63
+
+cdef inline int move_flag(Move m) noexcept nogil:
+    return (m >> 12) & 7
+
+cdef inline Move make_move_code(int frm, int to, int flag) noexcept nogil:
+    return <Move>(frm | (to << 6) | (flag << 12))
+
+cdef inline int square_file(int sq) noexcept nogil:
+    return sq & 7
+
+cdef inline int square_rank(int sq) noexcept nogil:
+    return sq >> 3
+
+# ---------------------------------------------------------------- Zobrist keys (zobrist_keys.pxi)
+# The Polyglot random numbers, so a position's key is its Polyglot book key.
+
+cdef Bitboard Z_PSQ[16][64]      # by piece code (colour * 8 + type) and square
+cdef Bitboard Z_CASTLING[16]     # by castling-rights mask, pre-combined
+cdef Bitboard Z_EP[8]            # by en-passant file
+cdef Bitboard Z_TURN              # toggled every move; present when White is to move
+
+# ---------------------------------------------------------------- the position (position_moves.pxi)
+# Piece bitboards, a mailbox, and a stack of undo records.
+
+cdef enum:
+    MAX_STATES = 4096   # plies of history one Position can hold (game plus search)
+
+cdef struct StateInfo:
+    Bitboard key          # Polyglot Zobrist key of the position
+    Bitboard pawn_key     # Zobrist key of the pawns alone
+    Move move             # the move that led to this position (0 at the root)
+    int castling          # castling-right bits
+    int ep_square         # en-passant target, NO_SQUARE unless a pawn can capture there
+    int halfmove          # plies since the last capture or pawn move
+    int captured          # piece code captured by `move`, 0 if none
+
+cdef struct Position:
+    Bitboard pieces[2][7] # [colour][type]; type 0 holds all of that colour's pieces
+    signed char board[64] # piece code per square, 0 if empty
+    int side              # colour to move
+    int ply               # index of the current StateInfo
+    int fullmove_base     # fullmove number at states[0]
+    StateInfo states[MAX_STATES]
+
+cdef void clear_position(Position* pos) noexcept nogil
+cdef void put_piece(Position* pos, int sq, int piece) noexcept nogil
+cdef void do_move(Position* pos, Move m) noexcept nogil
+cdef void undo_move(Position* pos) noexcept nogil
+cdef void do_null_move(Position* pos) noexcept nogil
+cdef void undo_null_move(Position* pos) noexcept nogil
+cdef void compute_keys(Position* pos) noexcept nogil
+cdef void drop_old_history(Position* pos, int keep) noexcept nogil
+cdef int set_fen(Position* pos, str fen) except -1
+cdef str get_fen(Position* pos, bint legal_ep)
+cdef str move_to_uci(Move m)
+
+cdef inline StateInfo* state(Position* pos) noexcept nogil:
+    return &pos.states[pos.ply]
+
+cdef inline Bitboard occupied(Position* pos) noexcept nogil:
+    return pos.pieces[0][0] | pos.pieces[1][0]
+
+cdef inline int king_square(Position* pos, int colour) noexcept nogil:
+    return lsb(pos.pieces[colour][KING])
+
+cdef inline Bitboard attackers_to(Position* pos, int sq, Bitboard occ) noexcept nogil:
+    """Pieces of both colours that attack sq, with occ as the blockers."""
+    cdef Bitboard rq = pos.pieces[0][ROOK] | pos.pieces[0][QUEEN] | pos.pieces[1][ROOK] | pos.pieces[1][QUEEN]
+    cdef Bitboard bq = pos.pieces[0][BISHOP] | pos.pieces[0][QUEEN] | pos.pieces[1][BISHOP] | pos.pieces[1][QUEEN]
+    return ((PAWN_ATTACKS[1][sq] & pos.pieces[0][PAWN])
+            | (PAWN_ATTACKS[0][sq] & pos.pieces[1][PAWN])
+            | (KNIGHT_ATTACKS[sq] & (pos.pieces[0][KNIGHT] | pos.pieces[1][KNIGHT]))
+            | (KING_ATTACKS[sq] & (pos.pieces[0][KING] | pos.pieces[1][KING]))
+            | (rook_attacks(sq, occ) & rq)
+            | (bishop_attacks(sq, occ) & bq))
+
+cdef inline bint square_attacked(Position* pos, int sq, int by, Bitboard occ) noexcept nogil:
+    """Whether colour `by` attacks sq, with occ as the blockers."""
+    return ((PAWN_ATTACKS[by ^ 1][sq] & pos.pieces[by][PAWN])
+            or (KNIGHT_ATTACKS[sq] & pos.pieces[by][KNIGHT])
+            or (KING_ATTACKS[sq] & pos.pieces[by][KING])
+            or (bishop_attacks(sq, occ) & (pos.pieces[by][BISHOP] | pos.pieces[by][QUEEN]))
+            or (rook_attacks(sq, occ) & (pos.pieces[by][ROOK] | pos.pieces[by][QUEEN])))
+
+cdef inline bint in_check(Position* pos) noexcept nogil:
+    return square_attacked(pos, king_square(pos, pos.side), pos.side ^ 1, occupied(pos))
+
+
+cdef inline bint gives_check(Position* pos, Move m) noexcept nogil:
+    """Whether the legal move m checks the opponent, directly or by discovery, decided without
+    making it (so that the search can prune before paying for do_move)."""
+    cdef int frm = move_from(m), to = move_to(m), flag = move_flag(m), us = pos.side
+    cdef int ksq = king_square(pos, us ^ 1), moved = pos.board[frm] & 7, rook_to
+    cdef Bitboard king = square_bb(ksq), occ = (occupied(pos) ^ square_bb(frm)) | square_bb(to), ours
+    if flag == FLAG_CASTLE:
+        # Only the rook can check; standard chess: it lands between the king's two squares.
+        rook_to = (frm + to) // 2
+        occ ^= square_bb(to + 1 if to > frm else to - 2)
+        occ |= square_bb(rook_to)
+        return (rook_attacks(rook_to, occ) & king) != 0
+    if flag == FLAG_EN_PASSANT:
+        occ ^= square_bb(to - 8 if us == WHITE else to + 8)
+    elif flag >= FLAG_PROMO_KNIGHT:
+        moved = flag - 2
+    if moved == PAWN:
+        if PAWN_ATTACKS[us][to] & king:
+            return True
+    elif moved == KNIGHT:
+        if KNIGHT_ATTACKS[to] & king:
+            return True
+    if (moved == BISHOP or moved == QUEEN) and bishop_attacks(to, occ) & king:
+        return True
+    if (moved == ROOK or moved == QUEEN) and rook_attacks(to, occ) & king:
+        return True
+    # Discovered: one of our other sliders now sees the king (a captured piece is no blocker,
+    # and it is not ours, so it need not be taken out of our pieces).
+    ours = ~square_bb(frm)
+    if bishop_attacks(ksq, occ) & (pos.pieces[us][BISHOP] | pos.pieces[us][QUEEN]) & ours:
+        return True
+    return (rook_attacks(ksq, occ) & (pos.pieces[us][ROOK] | pos.pieces[us][QUEEN]) & ours) != 0
+
+# ---------------------------------------------------------------- moves, perft, exchanges
+# movegen_legal.pxi, perft_count.pxi, see_exchange.pxi
+
+cdef int generate_legal(Position* pos, Move* moves) noexcept nogil
+cdef int generate_noisy(Position* pos, Move* moves) noexcept nogil
+cdef uint64_t perft(Position* pos, int depth) noexcept nogil   # leaf nodes of the legal move tree
+
+cdef int SEE_VALUE[7]     # by piece type: 0, P, N, B, R, Q, K
+cdef int see(Position* pos, Move m) noexcept nogil
+
+# ---------------------------------------------------------------- the Python-facing Board (board_class.pxi)
+
+cdef class Board:
+    cdef Position* pos
+    cdef unsigned int find_move(self, str uci) except? 0
+
+# ---------------------------------------------------------------- static evaluation (eval_*.pxi)
+# Tapered, named, scalable terms and a pawn-structure hash table.
+
+cdef enum:
+    EVAL_LIMIT = 9000        # |evaluate()| never exceeds this (mate scores can stay above it)
+    PHASE_MAX = 24           # phase of the full set of pieces: N,B = 1, R = 2, Q = 4
+    SCALE_NORMAL = 64        # endgame scale factor meaning "no scaling"
+
+# Named terms, in the order the breakdown lists them.
+cdef enum:  # Term
+    T_MATERIAL = 0
+    T_PSQT = 1
+    T_PAWNS = 2              # pawn structure (pscale)
+    T_BLOCKED = 3            # pawns that cannot advance (bscale)
+    T_PASSED = 4             # passed pawns (ppscale)
+    T_MOBILITY = 5
+    T_KING = 6               # king safety (kscale, asymmetry)
+    T_TROPISM = 7            # closeness of pieces to the enemy king (tropism)
+    T_ROOKS = 8
+    T_BISHOP_PAIR = 9
+    T_OUTPOSTS = 10
+    T_TRAPPED = 11
+    T_ENDGAME = 12
+    T_THREATS = 13           # enemy pieces and pawns attacked by lesser or undefended
+    T_TEMPO = 14
+    N_TERMS = 15
+
+cdef struct PawnEntry:
+    Bitboard key                  # pawn_key of the pawn set this entry describes
+    Bitboard passed[2]            # passed pawns per colour
+    Bitboard attacks[2]           # squares attacked by the colour's pawns
+    Bitboard span[2]              # squares the colour's pawns attack now or after advancing
+    short structure_mg[2]         # isolated/doubled/backward/connected, unscaled
+    short structure_eg[2]
+    short rams_mg[2]              # pawns blocked by an enemy pawn, unscaled (part of T_BLOCKED)
+    short rams_eg[2]
+    unsigned char half_open[2]    # bit f set: no pawn of the colour on file f
+    unsigned char filled          # 1 once the entry has been written
+
+cdef struct EvalState:
+    PawnEntry* pawn_table         # malloc'd, power-of-two number of entries
+    unsigned long pawn_mask       # entries - 1
+    int asymmetry                 # percent added to the opponent's king safety (0 = symmetric)
+    int bscale                    # blocked pawns, percent (100 = normal)
+    int kscale                    # king safety, percent
+    int tropism                   # king tropism, percent
+    int pscale                    # pawn structure, percent
+    int ppscale                   # passed pawns, percent
+    int engine_side               # colour the engine plays (for asymmetry); set by the search
+    unsigned long pawn_probes     # statistics: pawn-table probes and hits
+    unsigned long pawn_hits
+
+cdef struct EvalTerms:
+    int mg[N_TERMS][2]            # [term][colour], after scaling, from that colour's view
+    int eg[N_TERMS][2]
+    int phase                     # 0 (bare kings and pawns) .. PHASE_MAX
+    int scale                     # scale factor of the endgame part, 0 (dead draw) .. SCALE_NORMAL
+    int unscaled                  # tapered total from White's view before the scale factor
+    int score                     # final score from White's view
+
+cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil
+cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* terms) noexcept nogil
+cdef int eval_state_init(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil   # defaults + table; -1 if no memory
+cdef int resize_pawn_table(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil
+cdef void eval_state_clear(EvalState* ev) noexcept nogil
+cdef void eval_state_free(EvalState* ev) noexcept nogil
+
+cdef class Evaluator:
+    cdef EvalState state
+
+# ---------------------------------------------------------------- transposition table (tt_table.pxi)
+# 4-entry buckets of 16-byte entries, replaced by depth and age. Several search threads share it
+# without locks: each slot keeps key XOR data beside the data, so a slot torn by two threads
+# writing at once fails the key check and reads as a miss.
+
+cdef enum:
+    BOUND_NONE = 0
+    BOUND_UPPER = 1      # score <= value (failed low)
+    BOUND_LOWER = 2      # score >= value (failed high)
+    BOUND_EXACT = 3
+    BUCKET_SIZE = 4
+    EVAL_NONE = -32768   # static_eval of an entry whose evaluation is not known
+
+cdef struct TTEntry:       # one entry as the search reads it: a private copy, never the slot itself
+    uint64_t key
+    uint16_t move         # low 16 bits of the packed move
+    int16_t score         # mate scores stored relative to this node
+    int16_t static_eval
+    uint8_t depth         # in plies; 0 = quiescence
+    uint8_t gen_bound     # generation << 2 | bound
+
+cdef struct TTSlot:        # one entry as the table holds it; each word is read and written whole
+    uint64_t check        # key XOR data
+    uint64_t data         # the eight bytes after TTEntry.key, packed
+
+cdef struct TTable:
+    TTSlot* entries
+    uint64_t bucket_mask  # buckets - 1
+    uint64_t salt         # keys are stored XOR salt: a new salt empties the table in O(1)
+    uint64_t clears       # how many times the table was emptied by a new salt
+    uint8_t generation
+
+cdef TTEntry* tt_probe(TTable* tt, uint64_t key, TTEntry* copy) noexcept nogil   # copy, or NULL on a miss
+
+cdef extern from *:
+    """
+    #define PONDEROSA_PREFETCH(p) __builtin_prefetch(p)
+    """
+    void PONDEROSA_PREFETCH(void* p) noexcept nogil
+
+cdef inline void tt_prefetch(TTable* tt, uint64_t key) noexcept nogil:
+    """Start loading the bucket of key into the cache while other work goes on."""
+    PONDEROSA_PREFETCH(&tt.entries[(key & tt.bucket_mask) * BUCKET_SIZE])
+cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eval, int depth, int bound) noexcept nogil
+
+cdef class TranspositionTable:
+    cdef TTable table
+    cdef size_t size_bytes
+    cdef void* mapping         # the whole anonymous mapping (table plus alignment slack)
+    cdef size_t mapping_bytes
+
+# ---------------------------------------------------------------- Syzygy tablebases (syzygy_*.pxi)
+# WDL (.rtbw) and DTZ (.rtbz) probes callable without the GIL.
+
+cdef enum:
+    TB_MAX_PIECES = 7      # the format's largest class (7-piece tables)
+    TB_LOSS = -2           # WDL values, from the side to move
+    TB_BLESSED_LOSS = -1   # lost, but drawn by the fifty-move rule
+    TB_DRAW = 0
+    TB_CURSED_WIN = 1      # won, but drawn by the fifty-move rule
+    TB_WIN = 2
+
+cdef int TB_LARGEST        # most pieces of any WDL table registered (0: no tables)
+
+# Both return the value and set success[0] to 1, or set it to 0 when a table is missing,
+# unusable (corrupt) or the position has castling rights. Thread-safe; tables open lazily.
+cdef int tb_probe_wdl(Position* pos, int* success) noexcept nogil
+cdef int tb_probe_dtz(Position* pos, int* success) noexcept nogil
+
+# ---------------------------------------------------------------- the search (search_*.pxi)
+# Alpha-beta, one iteration at a time, driven from Python.
+
+cdef enum:
+    MAX_PLY = 128
+    ONE_PLY = 4            # depth unit is a quarter ply, so extensions can be fractional
+    MATE = 32000           # score of mate at the root; mate in n plies scores MATE - n
+    MATE_BOUND = 31000     # scores beyond this are mate scores
+    INFINITE = 32500
+    LEARNED_DEPTH = 250    # hash-entry depth that marks a position-learning entry (searches stay below MAX_PLY)
+    TB_WIN_SCORE = 30000   # a tablebase win at the root; below every mate score, so real mates win over it
+    TB_WIN_BOUND = 29872   # TB_WIN_SCORE - MAX_PLY: scores beyond this count distance from the root
+
+cdef enum:
+    HISTORY_MAX = 16384      # every table saturates at +-HISTORY_MAX (gravity, search_history.pxi)
+    MOVE_KEYS = 1024         # a move's key: piece code (0-15) * 64 + destination; 0 = none or null move
+    CORRECTION_SIZE = 16384  # entries per side of the evaluation-correction table (a power of two)
+    CORRECTION_GRAIN = 64    # correction entries are kept in 1/64 centipawn
+    CORRECTION_MAX = 100 * CORRECTION_GRAIN   # no pawn structure moves the evaluation by more than 100 cp
+
+cdef struct History:         # move-ordering statistics of one search thread
+    int quiet[16][64]                            # quiet moves by piece code and destination
+    int capture[16][64][8]                       # captures by piece code, destination, captured type
+    Move counter[MOVE_KEYS]                      # the quiet move that last refuted a move, by its key
+    int16_t continuation[MOVE_KEYS][MOVE_KEYS]   # quiet move (second key) played after a move (first key)
+    int correction[2][CORRECTION_SIZE]           # how far searches found the static evaluation off,
+                                                 # by side to move and pawn structure (pawn key)
+
+cdef struct RootMove:
+    Move move
+    int score              # exact score, or -INFINITE when only an upper bound is known
+    uint64_t nodes         # nodes spent below it in this iteration
+
+cdef struct SearchShared:  # what the threads of one search share; every field is read and written atomically
+    int stop               # set by stop(), by the main thread when it is done, or by a limit reached
+    uint64_t nodes         # nodes of all threads, each adding its count at every poll
+    uint64_t node_limit    # 0 = none; counts the nodes of all threads
+    int64_t deadline_ns    # CLOCK_MONOTONIC deadline, 0 = none
+    int depth_limit        # 0 = none; a helper that completes this depth stops the search
+
+cdef struct SearchState:   # one thread's search: everything here but *tt and *shared is its own
+    Position pos
+    TTable* tt
+    EvalState* ev
+    SearchShared* shared
+    bint stopped
+    uint64_t nodes
+    uint64_t nodes_reported   # part of nodes already added to shared.nodes
+    int root_side
+    int seldepth
+    int draw_score         # score of a draw for the side that moves at the root
+    int ext_check, ext_one_reply, ext_recapture, ext_passed_push, ext_mate
+    Move killers[MAX_PLY + 2][2]
+    History history        # quiet, capture, counter-move and continuation statistics
+    int moved[MAX_PLY + 4] # moved[ply + 2]: key of the move made at ply (history.move_key; 0 = null move)
+    Move excluded[MAX_PLY + 2]   # the hash move left out of a singular-extension test at that ply
+    int root_depth         # depth of the iteration being searched, in plies
+    int static_evals[MAX_PLY + 2]
+    bint in_check[MAX_PLY + 2]   # whether the side to move at each ply is in check
+    Move pv[MAX_PLY + 2][MAX_PLY + 2]
+    int pv_length[MAX_PLY + 2]
+    RootMove root_moves[MAX_MOVES]
+    int root_count
+    int search_id          # which search of its main thread a helper is doing
+    int done_seq           # even when the done_ fields are whole: the main thread reads them while they change
+    int done_search        # search_id of the iteration below
+    int done_depth         # the deepest iteration this thread completed, its score and line
+    int done_score
+    Move done_pv[MAX_PLY + 2]
+    int done_pv_length
+    bint tb_probing        # probe the Syzygy WDL tables in the tree
+    int tb_probe_depth     # least remaining depth (quarter plies) at which a node probes
+    uint64_t tbhits
+    int root_index         # the root move being searched now (read by another thread for UCI currmove)
+    int root_first         # MultiPV: root moves before this index are lines already found this iteration
+
+cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil

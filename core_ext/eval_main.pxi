@@ -1,0 +1,518 @@
+# Included by core.pyx, the core's one C unit (this was evaluate.pyx, a module of its own):
+# Static evaluation, tapered between opening and endgame by the non-pawn material on the board.
+#
+# Every term is computed for each colour from that colour's point of view, as an (opening, endgame)
+# pair; the terms Crafty's `evaluation` command names are multiplied by their percent scale; the sum
+# White minus Black is interpolated by the phase, with the endgame part multiplied by a scale factor
+# for drawish endings (0 = dead draw .. 64 = normal), and returned from the side to move's point of view. The starting points are
+# John Stanback's GNU Chess heuristics and Crafty's list of scalable terms; the numbers are ours.
+
+include "eval_tables.pxi"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+cdef inline int relative_rank(int colour, int sq) noexcept nogil:
+    return (sq >> 3) ^ (7 * colour)
+
+
+cdef inline int taper(int mg, int eg, int phase) noexcept nogil:
+    """Interpolate by phase; C division truncates toward zero, so colours stay symmetric."""
+    return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+
+
+cdef inline Bitboard pawn_attacks_of(int colour, Bitboard pawns) noexcept nogil:
+    if colour == WHITE:
+        return ((pawns << 7) & ~FILE_H_BB) | ((pawns << 9) & ~FILE_A_BB)
+    return ((pawns >> 9) & ~FILE_H_BB) | ((pawns >> 7) & ~FILE_A_BB)
+
+
+cdef inline Bitboard front_fill(int colour, Bitboard b) noexcept nogil:
+    """b with every square in front of its squares (toward the colour's promotion rank)."""
+    if colour == WHITE:
+        b |= b << 8
+        b |= b << 16
+        b |= b << 32
+    else:
+        b |= b >> 8
+        b |= b >> 16
+        b |= b >> 32
+    return b
+
+
+cdef inline int file_set(Bitboard b) noexcept nogil:
+    """One bit per file that holds a square of b."""
+    b |= b >> 32
+    b |= b >> 16
+    b |= b >> 8
+    return <int>(b & 0xFF)
+
+
+include "eval_pawns.pxi"
+
+
+include "eval_king.pxi"
+
+
+include "eval_endgame.pxi"
+
+
+# ---------------------------------------------------------------- the evaluation
+
+
+cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nogil:
+    """Fill t with every term per colour and return the final score from White's view."""
+    cdef PawnEntry scratch
+    cdef PawnEntry* pe = probe_pawns(pos, ev, &scratch)
+    cdef Bitboard occ = pos.pieces[0][0] | pos.pieces[1][0]
+    cdef Bitboard all_pawns = pos.pieces[0][PAWN] | pos.pieces[1][PAWN]
+    cdef Bitboard attacked[2]
+    cdef Bitboard attacked_by[2][7]
+    cdef int ksq[2]
+    cdef int cnt[16]
+    cdef int zone_count[2]          # enemy pieces attacking the zone of this colour's king
+    cdef int zone_weight[2]
+    cdef int zone_hits[2]
+    cdef int queen_in_zone[2]
+    cdef int unstoppable[2]         # plies until the first unstoppable pawn queens
+    cdef int c, them, pt, sq, piece, n, f, r, stop, w, d, danger, pct, mg, eg, phase, i, score, strong
+    cdef Bitboard b, att, area, zone, ring, occ_x, safe, rl, bl, path
+    cdef bint whole
+    memset(t, 0, sizeof(EvalTerms))
+
+    for c in range(2):
+        ksq[c] = lsb(pos.pieces[c][KING]) if pos.pieces[c][KING] else 0
+        for pt in range(1, 7):
+            cnt[c * 8 + pt] = popcount(pos.pieces[c][pt])
+        attacked_by[c][PAWN] = pe.attacks[c]
+        attacked_by[c][KING] = KING_ATTACKS[ksq[c]]
+        attacked_by[c][KNIGHT] = attacked_by[c][BISHOP] = attacked_by[c][ROOK] = attacked_by[c][QUEEN] = 0
+        zone_count[c] = zone_weight[c] = zone_hits[c] = queen_in_zone[c] = 0
+        unstoppable[c] = 1000
+
+    # Material and phase.
+    phase = 0
+    for c in range(2):
+        for pt in range(1, 6):
+            t.mg[T_MATERIAL][c] += cnt[c * 8 + pt] * PIECE_MG[pt]
+            t.eg[T_MATERIAL][c] += cnt[c * 8 + pt] * PIECE_EG[pt]
+            phase += cnt[c * 8 + pt] * PHASE_WEIGHT[pt]
+    if phase > PHASE_MAX:
+        phase = PHASE_MAX
+    t.phase = phase
+
+    # Piece-square tables.
+    for c in range(2):
+        b = pos.pieces[c][0]
+        while b:
+            sq = lsb(b)
+            b &= b - 1
+            piece = pos.board[sq]
+            t.mg[T_PSQT][c] += PSQ_MG[piece][sq]
+            t.eg[T_PSQT][c] += PSQ_EG[piece][sq]
+
+    # Pawn structure and blocked pawns (rams come from the pawn table; pieces in the way do not).
+    for c in range(2):
+        t.mg[T_PAWNS][c] = pe.structure_mg[c]
+        t.eg[T_PAWNS][c] = pe.structure_eg[c]
+    b = (pos.pieces[WHITE][PAWN] << 8) & occ & ~all_pawns
+    n = popcount(b)
+    t.mg[T_BLOCKED][WHITE] = pe.rams_mg[WHITE] - n * PIECE_BLOCKED_MG
+    t.eg[T_BLOCKED][WHITE] = pe.rams_eg[WHITE] - n * PIECE_BLOCKED_EG
+    t.mg[T_BLOCKED][WHITE] -= CENTRE_HOME_BLOCKED_MG * popcount(pos.pieces[WHITE][PAWN] & 0x1800ULL & (occ >> 8))
+    b = (pos.pieces[BLACK][PAWN] >> 8) & occ & ~all_pawns
+    n = popcount(b)
+    t.mg[T_BLOCKED][BLACK] = pe.rams_mg[BLACK] - n * PIECE_BLOCKED_MG
+    t.eg[T_BLOCKED][BLACK] = pe.rams_eg[BLACK] - n * PIECE_BLOCKED_EG
+    t.mg[T_BLOCKED][BLACK] -= CENTRE_HOME_BLOCKED_MG * popcount(
+        pos.pieces[BLACK][PAWN] & 0x0018000000000000ULL & (occ << 8))
+
+    # Pieces: mobility, attacks on the enemy king zone, tropism, rooks, outposts, trapped pieces.
+    for c in range(2):
+        them = c ^ 1
+        area = ~(pos.pieces[c][PAWN] | pos.pieces[c][KING] | pe.attacks[them])
+        zone = KING_ZONE[them][ksq[them]]
+        ring = KING_ATTACKS[ksq[them]]
+        for pt in range(KNIGHT, KING):
+            b = pos.pieces[c][pt]
+            if pt == BISHOP:
+                occ_x = occ ^ pos.pieces[c][QUEEN]                          # x-ray through own queen
+            elif pt == ROOK:
+                occ_x = occ ^ (pos.pieces[c][QUEEN] | pos.pieces[c][ROOK])  # and own rooks
+            else:
+                occ_x = occ
+            while b:
+                sq = lsb(b)
+                b &= b - 1
+                if pt == KNIGHT:
+                    att = KNIGHT_ATTACKS[sq]
+                elif pt == BISHOP:
+                    att = bishop_attacks(sq, occ_x)
+                elif pt == ROOK:
+                    att = rook_attacks(sq, occ_x)
+                else:
+                    att = rook_attacks(sq, occ) | bishop_attacks(sq, occ)
+                attacked_by[c][pt] |= att
+                n = popcount(att & area)
+                t.mg[T_MOBILITY][c] += MOB_MG[pt][n]
+                t.eg[T_MOBILITY][c] += MOB_EG[pt][n]
+                if att & zone:
+                    zone_count[them] += 1
+                    zone_weight[them] += ATTACK_WEIGHT[pt]
+                    zone_hits[them] += popcount(att & ring)
+                    if pt == QUEEN:
+                        queen_in_zone[them] = 1
+                t.mg[T_TROPISM][c] += TROPISM_WEIGHT[pt] * (7 - DIST[sq][ksq[them]])
+                r = relative_rank(c, sq)
+                if pt == ROOK:
+                    f = sq & 7
+                    if (pe.half_open[c] >> f) & 1:
+                        if (pe.half_open[them] >> f) & 1:
+                            t.mg[T_ROOKS][c] += ROOK_OPEN_MG
+                            t.eg[T_ROOKS][c] += ROOK_OPEN_EG
+                        else:
+                            t.mg[T_ROOKS][c] += ROOK_HALF_OPEN_MG
+                            t.eg[T_ROOKS][c] += ROOK_HALF_OPEN_EG
+                    if r == 6 and (relative_rank(c, ksq[them]) == 7
+                                   or (pos.pieces[them][PAWN] & RANK_BB[6 if c == WHITE else 1])):
+                        t.mg[T_ROOKS][c] += ROOK_SEVENTH_MG
+                        t.eg[T_ROOKS][c] += ROOK_SEVENTH_EG
+                    # A rook shut in the corner by its own king, which walked instead of castling.
+                    if r == 0 and relative_rank(c, ksq[c]) == 0 and n <= 3:
+                        d = ksq[c] & 7
+                        if (d >= 5 and f > d) or (1 <= d <= 3 and f < d):
+                            w = 2 if (pos.states[pos.ply].castling & (3 << (2 * c))) == 0 else 1
+                            t.mg[T_TRAPPED][c] -= w * TRAPPED_ROOK_MG
+                            t.eg[T_TRAPPED][c] -= w * TRAPPED_ROOK_EG
+                elif pt == KNIGHT or pt == BISHOP:
+                    if (3 <= r <= 5 and (pe.attacks[c] & square_bb(sq))
+                            and (pe.span[them] & square_bb(sq)) == 0):
+                        if pt == KNIGHT:
+                            t.mg[T_OUTPOSTS][c] += KNIGHT_OUTPOST_MG
+                            t.eg[T_OUTPOSTS][c] += KNIGHT_OUTPOST_EG
+                        else:
+                            t.mg[T_OUTPOSTS][c] += BISHOP_OUTPOST_MG
+                            t.eg[T_OUTPOSTS][c] += BISHOP_OUTPOST_EG
+                    if r >= 5:
+                        w = trapped_minor(pos, c, pt, sq ^ (56 * c))
+                        t.mg[T_TRAPPED][c] -= w
+                        t.eg[T_TRAPPED][c] -= w
+        attacked[c] = (attacked_by[c][PAWN] | attacked_by[c][KNIGHT] | attacked_by[c][BISHOP]
+                       | attacked_by[c][ROOK] | attacked_by[c][QUEEN] | attacked_by[c][KING])
+
+    # King safety of each colour's own king (a penalty, so these numbers are <= 0).
+    for c in range(2):
+        them = c ^ 1
+        mg = king_shelter(pos, c, ksq[c])
+        danger = 0
+        if zone_count[c] >= 2 or queen_in_zone[c]:
+            danger = zone_weight[c] * ATTACKER_PERCENT[zone_count[c] if zone_count[c] < 7 else 7] // 100
+            danger += RING_HIT * zone_hits[c]
+        # Checks from squares we do not guard; worth half when nothing bears on the king zone yet.
+        safe = ~attacked[c] & ~pos.pieces[them][0]
+        rl = rook_attacks(ksq[c], occ)
+        bl = bishop_attacks(ksq[c], occ)
+        d = 0
+        if KNIGHT_ATTACKS[ksq[c]] & attacked_by[them][KNIGHT] & safe:
+            d += SAFE_CHECK[KNIGHT]
+        if bl & attacked_by[them][BISHOP] & safe:
+            d += SAFE_CHECK[BISHOP]
+        if rl & attacked_by[them][ROOK] & safe:
+            d += SAFE_CHECK[ROOK]
+        if (rl | bl) & attacked_by[them][QUEEN] & safe:
+            d += SAFE_CHECK[QUEEN]
+        danger += d if zone_count[c] else d // 2
+        if pos.pieces[them][QUEEN] == 0:
+            danger //= 2
+        if danger > DANGER_MAX:
+            danger = DANGER_MAX
+        t.mg[T_KING][c] = mg - danger
+        t.eg[T_KING][c] = -(danger // 8)
+
+    # Passed pawns.
+    for c in range(2):
+        them = c ^ 1
+        b = pe.passed[c]
+        while b:
+            sq = lsb(b)
+            b &= b - 1
+            r = relative_rank(c, sq)
+            t.mg[T_PASSED][c] += PASSED_MG[r]
+            t.eg[T_PASSED][c] += PASSED_EG[r]
+            stop = sq + 8 if c == WHITE else sq - 8
+            path = FORWARD_FILE[c][sq]
+            w = PASSED_WEIGHT[r]
+            if w:
+                d = DIST[ksq[them]][stop]
+                t.eg[T_PASSED][c] += (PASSED_ENEMY_KING_EG * (d if d < 5 else 5)
+                                      - PASSED_OWN_KING_EG * DIST[ksq[c]][stop]) * w
+                if (path & occ) == 0:
+                    t.mg[T_PASSED][c] += PASSED_FREE_MG * w
+                    t.eg[T_PASSED][c] += PASSED_FREE_EG * w
+                    if (path & attacked[them]) == 0:
+                        t.eg[T_PASSED][c] += PASSED_SAFE_PATH_EG * w
+                    elif (square_bb(stop) & attacked[them]) == 0:
+                        t.eg[T_PASSED][c] += PASSED_SAFE_STOP_EG * w
+            # Rule of the square, when the enemy has only king and pawns.
+            if (cnt[them * 8 + KNIGHT] + cnt[them * 8 + BISHOP] + cnt[them * 8 + ROOK] + cnt[them * 8 + QUEEN] == 0
+                    and (path & pos.pieces[c][0]) == 0):
+                n = 7 - r if r > 1 else 5                       # moves to queen (double step from home)
+                f = (sq & 7) + (56 if c == WHITE else 0)        # promotion square
+                d = DIST[ksq[them]][f] - (1 if pos.side == them else 0)
+                if d > n:
+                    n = 2 * n - (1 if pos.side == c else 0)     # plies until it queens
+                    if n < unstoppable[c]:
+                        unstoppable[c] = n
+    for c in range(2):
+        if unstoppable[c] < 1000 and unstoppable[c] + 2 < unstoppable[c ^ 1]:
+            t.eg[T_PASSED][c] += UNSTOPPABLE_EG
+
+    # Bishop pair.
+    for c in range(2):
+        if (pos.pieces[c][BISHOP] & DARK_SQUARES) and (pos.pieces[c][BISHOP] & ~DARK_SQUARES):
+            t.mg[T_BISHOP_PAIR][c] = BISHOP_PAIR_MG
+            t.eg[T_BISHOP_PAIR][c] = BISHOP_PAIR_EG
+
+    # Mating knowledge against a bare king.
+    for c in range(2):
+        if pos.pieces[c ^ 1][0] == pos.pieces[c ^ 1][KING] and pos.pieces[c][0] != pos.pieces[c][KING]:
+            d = endgame_bonus(pos, c, cnt)
+            t.mg[T_ENDGAME][c] = d
+            t.eg[T_ENDGAME][c] = d
+
+    for c in range(2):
+        add_threats(pos, t, c, attacked, attacked_by, occ)
+
+    t.mg[T_TEMPO][pos.side] = TEMPO_MG
+    t.eg[T_TEMPO][pos.side] = TEMPO_EG
+
+    # Scales (percent), then the tapered sum.
+    for c in range(2):
+        apply_scale(t, T_PAWNS, c, ev.pscale)
+        apply_scale(t, T_BLOCKED, c, ev.bscale)
+        apply_scale(t, T_PASSED, c, ev.ppscale)
+        apply_scale(t, T_TROPISM, c, ev.tropism)
+        pct = ev.kscale
+        if c != ev.engine_side:
+            pct = pct * (100 + ev.asymmetry) // 100
+        apply_scale(t, T_KING, c, pct)
+    mg = eg = 0
+    for i in range(N_TERMS):
+        mg += t.mg[i][WHITE] - t.mg[i][BLACK]
+        eg += t.eg[i][WHITE] - t.eg[i][BLACK]
+    score = taper(mg, eg, phase)
+    t.unscaled = score
+    # The scale factor belongs to the side ahead in the endgame part. Drawn material shrinks the
+    # whole score (0 is a dead draw); opposite bishops shrink only the endgame part, so with
+    # queens and rooks still on, an attack keeps its value.
+    strong = WHITE if eg > 0 or (eg == 0 and score > 0) else BLACK
+    t.scale = scale_factor(pos, strong, cnt, &whole)
+    if t.scale == 0:
+        score = 0
+    elif t.scale != SCALE_NORMAL:
+        if whole:
+            score = score * t.scale // SCALE_NORMAL
+        else:
+            score = taper(mg, eg * t.scale // SCALE_NORMAL, phase)
+    if score > EVAL_LIMIT:
+        score = EVAL_LIMIT
+    elif score < -EVAL_LIMIT:
+        score = -EVAL_LIMIT
+    t.score = score
+    return score
+
+
+include "eval_pieces.pxi"
+
+
+cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
+    """Centipawns from the side to move's point of view (negamax convention)."""
+    cdef EvalTerms t
+    cdef int score = evaluate_terms(pos, ev, &t)
+    return score if pos.side == WHITE else -score
+
+
+# ---------------------------------------------------------------- state management
+
+
+cdef inline void set_defaults(EvalState* ev) noexcept nogil:
+    ev.asymmetry = 0
+    ev.bscale = ev.kscale = ev.tropism = ev.pscale = ev.ppscale = 100
+    ev.engine_side = WHITE
+
+
+cdef int resize_pawn_table(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil:
+    """Replace the pawn table by a cleared one of the largest power of two of entries that fits
+    (at least one); keeps the old table and returns -1 if out of memory."""
+    cdef size_t entries = 1
+    cdef PawnEntry* table
+    while entries * 2 * sizeof(PawnEntry) <= pawn_hash_bytes:
+        entries *= 2
+    table = <PawnEntry*>calloc(entries, sizeof(PawnEntry))
+    if table == NULL:
+        return -1
+    free(ev.pawn_table)
+    ev.pawn_table = table
+    ev.pawn_mask = entries - 1
+    ev.pawn_probes = ev.pawn_hits = 0
+    return 0
+
+
+cdef int eval_state_init(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil:
+    """Default scales and a cleared pawn table of at most pawn_hash_bytes; -1 if out of memory."""
+    memset(ev, 0, sizeof(EvalState))
+    set_defaults(ev)
+    return resize_pawn_table(ev, pawn_hash_bytes)
+
+
+cdef void eval_state_clear(EvalState* ev) noexcept nogil:
+    if ev.pawn_table != NULL:
+        memset(ev.pawn_table, 0, (ev.pawn_mask + 1) * sizeof(PawnEntry))
+    ev.pawn_probes = ev.pawn_hits = 0
+
+
+cdef void eval_state_free(EvalState* ev) noexcept nogil:
+    free(ev.pawn_table)
+    ev.pawn_table = NULL
+    ev.pawn_mask = 0
+
+
+cdef long long bench_loop(Position** positions, int count, long repetitions, EvalState* ev) noexcept nogil:
+    """Evaluate every position repetitions times; returns a checksum so nothing is optimised away."""
+    cdef long r
+    cdef int i
+    cdef long long total = 0
+    for r in range(repetitions):
+        for i in range(count):
+            total += evaluate(positions[i], ev)
+    return total
+
+
+SCALE_LIMITS = {"asymmetry": (-100, 500), "bscale": (0, 1000), "kscale": (0, 1000),
+                "tropism": (0, 1000), "pscale": (0, 1000), "ppscale": (0, 1000)}
+
+
+cdef class Evaluator:
+    """Static evaluator with its own pawn hash table and Crafty-style term scales."""
+
+    def __cinit__(self, *args, **kwargs):
+        memset(&self.state, 0, sizeof(EvalState))
+        set_defaults(&self.state)
+
+    def __init__(self, pawn_hash_bytes: int = 4 * 1024 * 1024):
+        self.set_pawn_hash(pawn_hash_bytes)
+
+    def __dealloc__(self):
+        eval_state_free(&self.state)
+
+    def set_pawn_hash(self, bytes: int) -> None:
+        """Resize the pawn table to the largest power of two of entries that fits in bytes
+        (at least one entry) and clear it; the scales are kept."""
+        if bytes < 0:
+            raise ValueError(f"pawn hash size {bytes} is negative")
+        if resize_pawn_table(&self.state, <size_t>bytes) != 0:
+            raise MemoryError(f"cannot allocate a pawn hash of {bytes} bytes")
+
+    def clear(self) -> None:
+        """Empty the pawn hash table."""
+        eval_state_clear(&self.state)
+
+    @property
+    def pawn_hash_entries(self) -> int:
+        return self.state.pawn_mask + 1
+
+    @property
+    def pawn_hash_stats(self) -> tuple:
+        """(probes, hits) since the last clear."""
+        return (self.state.pawn_probes, self.state.pawn_hits)
+
+    @property
+    def engine_side(self) -> int:
+        """Colour the engine plays (0 White, 1 Black): asymmetry scales the other side's king safety."""
+        return self.state.engine_side
+
+    @engine_side.setter
+    def engine_side(self, int colour) -> None:
+        if colour not in (WHITE, BLACK):
+            raise ValueError(f"engine side must be 0 (White) or 1 (Black), not {colour}")
+        self.state.engine_side = colour
+
+    def set_scale(self, name, value) -> None:
+        """Set one of Crafty's evaluation scales (percent; asymmetry is a signed percent)."""
+        if name not in SCALE_LIMITS:
+            raise ValueError(f"unknown evaluation scale {name!r}; known: {', '.join(SCALE_NAMES)}")
+        low, high = SCALE_LIMITS[name]
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise ValueError(f"{name} must be an integer from {low} to {high}, not {value!r}")
+        if name == "asymmetry":
+            self.state.asymmetry = value
+        elif name == "bscale":
+            self.state.bscale = value
+        elif name == "kscale":
+            self.state.kscale = value
+        elif name == "tropism":
+            self.state.tropism = value
+        elif name == "pscale":
+            self.state.pscale = value
+        else:
+            self.state.ppscale = value
+
+    def scales(self) -> dict:
+        return {"asymmetry": self.state.asymmetry, "bscale": self.state.bscale, "kscale": self.state.kscale,
+                "tropism": self.state.tropism, "pscale": self.state.pscale, "ppscale": self.state.ppscale}
+
+    def evaluate(self, Board board not None) -> int:
+        """Centipawns from the side to move's point of view."""
+        return evaluate(board.pos, &self.state)
+
+    def breakdown(self, Board board not None) -> list:
+        """(term, White's part, Black's part, net for White) per term, after tapering and scaling.
+
+        Each colour's part is that colour's own score (positive = good for it). The net column is
+        cumulative: each row is the change of the tapered running total White minus Black when the
+        term is added, so the nets add up exactly to the White-view score; a row's net can differ by
+        1 from White's part minus Black's part through rounding. The last row, "draw scaling", is the
+        change made by the endgame scale factor (dead draws, opposite bishops ...) and the clamp.
+        """
+        cdef EvalTerms t
+        cdef int i, mg = 0, eg = 0, running, previous = 0
+        cdef int total = evaluate_terms(board.pos, &self.state, &t)
+        rows = []
+        for i in range(N_TERMS):
+            mg += t.mg[i][WHITE] - t.mg[i][BLACK]
+            eg += t.eg[i][WHITE] - t.eg[i][BLACK]
+            running = taper(mg, eg, t.phase)
+            rows.append((TERM_NAMES[i], taper(t.mg[i][WHITE], t.eg[i][WHITE], t.phase),
+                         taper(t.mg[i][BLACK], t.eg[i][BLACK], t.phase), running - previous))
+            previous = running
+        rows.append(("draw scaling", 0, 0, total - previous))
+        return rows
+
+    def phase(self, Board board not None) -> int:
+        """Game phase, PHASE_MAX (24) with all pieces on the board down to 0 with none."""
+        cdef EvalTerms t
+        evaluate_terms(board.pos, &self.state, &t)
+        return t.phase
+
+    def benchmark(self, boards: list, long repetitions = 1000) -> float:
+        """Average nanoseconds per evaluate() call over the boards, timed in C without the GIL."""
+        cdef int count = len(boards)
+        cdef Position** positions
+        cdef clock_t start, stop
+        cdef long long checksum
+        if count == 0 or repetitions <= 0:
+            raise ValueError("need at least one board and one repetition")
+        positions = <Position**>calloc(count, sizeof(Position*))
+        if positions == NULL:
+            raise MemoryError()
+        try:
+            for i, board in enumerate(boards):
+                positions[i] = (<Board?>board).pos
+            with nogil:
+                start = clock()
+                checksum = bench_loop(positions, count, repetitions, &self.state)
+                stop = clock()
+        finally:
+            free(positions)
+        return (stop - start) * 1e9 / CLOCKS_PER_SEC / (count * repetitions)

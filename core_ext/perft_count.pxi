@@ -1,0 +1,17 @@
+# Included by core.pyx, the core's one C unit (this was perft.pyx, a module of its own):
+# Perft with bulk counting: at the last ply the legal moves are counted, not made.
+
+cdef uint64_t perft(Position* pos, int depth) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    cdef int n, i
+    cdef uint64_t total = 0
+    if depth <= 0:
+        return 1
+    n = generate_legal(pos, moves)
+    if depth == 1:
+        return n
+    for i in range(n):
+        do_move(pos, moves[i])
+        total += perft(pos, depth - 1)
+        undo_move(pos)
+    return total

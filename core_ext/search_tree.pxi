@@ -1,0 +1,543 @@
+# Included by core.pyx, the core's one C unit (this was search.pyx, a module of its own):
+# Principal variation search with a transposition table, null move, reductions and
+# a quiescence search; one iteration runs without the GIL and stops on a C-level flag.
+
+cdef extern from *:
+    """
+    #define PONDEROSA_ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define PONDEROSA_ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    #define PONDEROSA_ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_RELAXED)
+    #define PONDEROSA_LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+    #define PONDEROSA_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+    #define PONDEROSA_FENCE_ACQUIRE() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+    #define PONDEROSA_FENCE_RELEASE() __atomic_thread_fence(__ATOMIC_RELEASE)
+    """
+    int PONDEROSA_LOAD_ACQUIRE(int* p) noexcept nogil
+    void PONDEROSA_STORE_RELEASE(int* p, int v) noexcept nogil
+    void PONDEROSA_FENCE_ACQUIRE() noexcept nogil
+    void PONDEROSA_FENCE_RELEASE() noexcept nogil
+    int PONDEROSA_ATOMIC_LOAD(int* p) noexcept nogil
+    void PONDEROSA_ATOMIC_STORE(int* p, int v) noexcept nogil
+    uint64_t atomic_load_u64 "PONDEROSA_ATOMIC_LOAD"(uint64_t* p) noexcept nogil
+    void atomic_store_u64 "PONDEROSA_ATOMIC_STORE"(uint64_t* p, uint64_t v) noexcept nogil
+    uint64_t atomic_add_u64 "PONDEROSA_ATOMIC_ADD"(uint64_t* p, uint64_t v) noexcept nogil
+    int64_t atomic_load_i64 "PONDEROSA_ATOMIC_LOAD"(int64_t* p) noexcept nogil
+    void atomic_store_i64 "PONDEROSA_ATOMIC_STORE"(int64_t* p, int64_t v) noexcept nogil
+
+# Move-ordering bands: hash move, good captures, killers, quiets by history, bad captures.
+cdef int SCORE_HASH = 1 << 30
+cdef int SCORE_GOOD_CAPTURE = 1 << 28
+cdef int SCORE_KILLER = 1 << 27
+cdef int SCORE_COUNTER = SCORE_KILLER - 1
+cdef int CAPTURE_SCORE_OFFSET = 2 * HISTORY_MAX   # keeps a capture's score inside its band
+cdef int HISTORY_PRUNE_MARGIN = 3000   # a quiet move this far below zero per ply of depth is not tried near the leaves
+cdef int HISTORY_PER_PLY = 12288       # statistics that change a reduction by a ply
+cdef int SINGULAR_DEPTH = 8            # least depth (plies) of a singular-extension test
+cdef int SCORE_BAD_CAPTURE = -(1 << 27)
+
+cdef int LMR_TABLE[64][64]          # reduction in plies by depth and move number
+cdef int PRUNING_DEPTH = 8              # late-move and futility pruning up to this many plies from the leaves
+cdef int FUTILITY_MARGIN[9]
+FUTILITY_MARGIN[:] = [0, 120, 220, 330, 440, 550, 660, 770, 880]
+# Quiet moves tried before the rest are skipped, by plies from the leaves, when the static
+# evaluation is not improving [0] and when it is [1] (Ethereal's published counts).
+cdef int LATE_MOVE_COUNT[2][9]
+LATE_MOVE_COUNT[0][:] = [0, 3, 4, 7, 12, 16, 21, 28, 34]
+LATE_MOVE_COUNT[1][:] = [0, 5, 7, 12, 18, 27, 38, 50, 65]
+cdef int QUIET_SEE_MARGIN = 60          # a quiet move losing more than this per ply by exchange is not tried
+cdef int NODES_BETWEEN_POLLS = 1024
+cdef int IIR_DEPTH = 4                  # least depth (plies) of an internal iterative reduction
+
+
+cdef void init_reductions() noexcept nogil:
+    cdef int d, m
+    for d in range(64):
+        for m in range(64):
+            if d == 0 or m == 0:
+                LMR_TABLE[d][m] = 0
+            else:
+                LMR_TABLE[d][m] = <int>(0.75 + log(d) * log(m) / 2.25)
+
+init_reductions()
+
+
+cdef inline int64_t now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1000000000 + ts.tv_nsec
+
+
+cdef inline bint should_stop(SearchState* s) noexcept nogil:
+    """Poll the stop request, the node limit and the deadline every thousand nodes; the
+    thread adds its nodes to the shared count then, so the node limit counts all threads."""
+    cdef SearchShared* shared
+    cdef uint64_t total, limit
+    cdef int64_t deadline
+    if s.stopped:
+        return True
+    if (s.nodes & (NODES_BETWEEN_POLLS - 1)) == 0:
+        shared = s.shared
+        total = atomic_add_u64(&shared.nodes, s.nodes - s.nodes_reported)
+        s.nodes_reported = s.nodes
+        limit = atomic_load_u64(&shared.node_limit)
+        deadline = atomic_load_i64(&shared.deadline_ns)
+        if PONDEROSA_ATOMIC_LOAD(&shared.stop):
+            s.stopped = True
+        elif (limit and total >= limit) or (deadline and now_ns() >= deadline):
+            s.stopped = True
+            PONDEROSA_ATOMIC_STORE(&shared.stop, 1)   # the other threads stop at their next poll
+    return s.stopped
+
+
+include "search_rules.pxi"
+
+
+include "search_ordering.pxi"
+
+
+cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
+    """Captures (and evasions when in check) until the position is quiet."""
+    cdef Position* pos = &s.pos
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int n, i, score, best_score, stand_pat, raw_eval = EVAL_NONE, bound
+    cdef bint checked, pv_node = beta - alpha > 1
+    cdef Move m, best_move = 0, hash_move = 0
+    cdef TTEntry* tte
+    cdef TTEntry tt_copy   # the table is shared: entries are read as private copies
+    cdef uint64_t key = pos.states[pos.ply].key
+    cdef int old_alpha = alpha
+
+    s.pv_length[ply] = ply
+    s.nodes += 1
+    if should_stop(s):
+        return 0
+    if ply > s.seldepth:
+        s.seldepth = ply
+    if ply >= MAX_PLY:
+        return evaluate(pos, s.ev)
+    tte = tt_probe(s.tt, key, &tt_copy)
+    if tte is not NULL:
+        hash_move = tte.move
+        score = score_from_tt(tte.score, ply)
+        bound = tte.gen_bound & 3
+        if not pv_node and ((bound == BOUND_EXACT) or (bound == BOUND_LOWER and score >= beta)
+                            or (bound == BOUND_UPPER and score <= alpha)):
+            return score
+    checked = in_check(pos)
+    if checked:
+        stand_pat = -INFINITE
+        best_score = -MATE + ply
+    else:
+        if tte is not NULL and tte.static_eval != EVAL_NONE:
+            raw_eval = tte.static_eval
+        else:
+            raw_eval = evaluate(pos, s.ev)
+        stand_pat = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
+        if stand_pat >= beta:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        best_score = stand_pat
+    n = generate_noisy(pos, moves)
+    if n == 0:
+        return -MATE + ply if checked else best_score
+    score_moves(s, moves, scores, n, hash_move, MAX_PLY)
+    for i in range(n):
+        m = pick_next(pos, moves, scores, i, n)
+        if not checked:
+            # Delta pruning: even winning the piece cannot lift the score to alpha.
+            if move_flag(m) < FLAG_PROMO_KNIGHT and stand_pat + captured_value(pos, m) + 200 <= alpha:
+                continue
+            if scores[i] < SCORE_GOOD_CAPTURE and scores[i] != SCORE_HASH:
+                continue   # losing captures and under-promotions
+        do_move(pos, m)
+        tt_prefetch(s.tt, pos.states[pos.ply].key)
+        score = -qsearch(s, -beta, -alpha, ply + 1)
+        undo_move(pos)
+        if s.stopped:
+            return 0
+        if score > best_score:
+            best_score = score
+            if score > alpha:
+                alpha = score
+                best_move = m
+                update_pv(s, ply, m)
+                if score >= beta:
+                    break
+    if best_score >= beta:
+        bound = BOUND_LOWER
+    elif best_score > old_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, 0, bound)
+    return best_score
+
+
+cdef inline int extension_for(SearchState* s, Move m, bint move_checks, bint one_reply, bint mate_threat,
+                              int moved_type, int victim_type) noexcept nogil:
+    """Fractional extension for the move just made, capped at one ply."""
+    cdef Position* pos = &s.pos
+    cdef int ext = 0, to = move_to(m)
+    cdef StateInfo* prev
+    if move_checks:
+        ext += s.ext_check
+    if one_reply:
+        ext += s.ext_one_reply
+    if victim_type and pos.ply >= 2:
+        # Recapture: the previous move captured on this square a piece of equal value.
+        prev = &pos.states[pos.ply - 1]
+        if prev.captured and move_to(prev.move) == to \
+                and SEE_VALUE[prev.captured & 7] == SEE_VALUE[victim_type]:
+            ext += s.ext_recapture
+    if moved_type == PAWN:
+        # pos.side is now the opponent: a white pawn reaching rank 7 (index 6) or a black one rank 2.
+        if (pos.side != WHITE and square_rank(to) == 6) or (pos.side == WHITE and square_rank(to) == 1):
+            ext += s.ext_passed_push
+    if mate_threat:
+        ext += s.ext_mate
+    return ext if ext < ONE_PLY else ONE_PLY
+
+
+cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint null_ok) noexcept nogil:
+    cdef Position* pos = &s.pos
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef Move quiets[64]
+    cdef Move captures[32]
+    cdef int quiet_count = 0, capture_count = 0
+    cdef bint pv_node = beta - alpha > 1
+    cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
+    cdef bint skip_quiets = False
+    cdef Move excluded = s.excluded[ply]
+    cdef int singular_beta
+    cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
+    cdef int searched = 0
+    cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
+    cdef int tb_value = 0, tb_bound = 0
+    cdef int moved_type, victim_type, plies
+    cdef Move m, best_move = 0, hash_move = 0
+    cdef TTEntry* tte
+    cdef TTEntry tt_copy
+    cdef uint64_t key
+
+    if depth < ONE_PLY:
+        return qsearch(s, alpha, beta, ply)
+    s.pv_length[ply] = ply
+    s.nodes += 1
+    if should_stop(s):
+        return 0
+    if ply >= MAX_PLY:
+        return evaluate(pos, s.ev)
+    if is_draw(pos) and not (pos.states[pos.ply].halfmove >= 100 and in_check(pos)
+                             and generate_legal(pos, moves) == 0):
+        return draw_value(s)   # (a mate on the hundredth ply is still a mate)
+    # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
+    if alpha < -MATE + ply:
+        alpha = -MATE + ply
+    if beta > MATE - ply - 1:
+        beta = MATE - ply - 1
+    if alpha >= beta:
+        return alpha
+
+    key = pos.states[pos.ply].key
+    tte = tt_probe(s.tt, key, &tt_copy)
+    if tte is not NULL:
+        hash_move = tte.move
+        tt_score = score_from_tt(tte.score, ply)
+        tt_depth = tte.depth
+        tt_bound = tte.gen_bound & 3
+        # Position learning's entries (depth LEARNED_DEPTH) cut even on the principal variation:
+        # they are what the engine learned to avoid, not a guess from a shallower search.
+        if not excluded and (not pv_node or tt_depth >= LEARNED_DEPTH) and tt_depth * ONE_PLY >= depth and (
+                tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
+                or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
+            return tt_score
+
+    if s.tb_probing and not excluded and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth:
+        if tablebase_cut(s, ply, depth, alpha, beta, &tb_value, &tb_bound):
+            return tb_value
+        if not pv_node:
+            tb_bound = 0
+        elif tb_bound == BOUND_LOWER and tb_value > alpha:
+            alpha = tb_value   # on the principal variation the table's bound still narrows the window
+
+    checked = s.in_check[ply]   # the parent knew whether its move gave check
+    if checked:
+        static_eval = -INFINITE
+        improving = False
+    else:
+        if tte is not NULL and tte.static_eval != EVAL_NONE:
+            raw_eval = tte.static_eval
+        else:
+            raw_eval = evaluate(pos, s.ev)
+        static_eval = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
+        improving = ply >= 2 and static_eval > s.static_evals[ply - 2]
+    s.static_evals[ply] = static_eval
+    s.killers[ply + 1][0] = 0
+    s.killers[ply + 1][1] = 0
+
+    if not pv_node and not checked and not excluded:
+        plies = depth // ONE_PLY
+        # Reverse futility: far above beta at low depth, the opponent will not let us keep it.
+        if plies <= 8 and static_eval - 85 * (plies - improving) >= beta and beta > -MATE_BOUND \
+                and beta < MATE_BOUND:
+            return static_eval
+        # Null move, never with only pawns left (zugzwang) and verified at high depth.
+        # (not when the table already says this node fails low: the null move would too)
+        if null_ok and plies >= 2 and static_eval >= beta and has_non_pawn_material(pos, pos.side) \
+                and beta > -MATE_BOUND and not (tt_bound == BOUND_UPPER and tt_score < beta):
+            r = 3 * ONE_PLY + depth // 6
+            if static_eval - beta >= 200:
+                r += ONE_PLY * ((static_eval - beta) // 200 if (static_eval - beta) // 200 < 3 else 3)
+            do_null_move(pos)
+            s.in_check[ply + 1] = False
+            s.moved[ply + 2] = 0
+            score = -search(s, -beta, -beta + 1, depth - r, ply + 1, False)
+            undo_null_move(pos)
+            if s.stopped:
+                return 0
+            if score >= beta:
+                if score >= MATE_BOUND:
+                    score = beta
+                if plies < 10:
+                    return score
+                if search(s, beta - 1, beta, depth - r, ply, False) >= beta:
+                    return score
+            elif score <= -MATE_BOUND:
+                mate_threat = True   # passing gets us mated: the threat extension applies
+
+    # Internal iterative reduction: off the principal variation, a node the table gives no move
+    # for was never searched or failed low everywhere; a ply less is spent on it.
+    if not pv_node and hash_move == 0 and depth >= IIR_DEPTH * ONE_PLY and not excluded:
+        depth -= ONE_PLY
+
+    # Internal iterative deepening: find a move to search first when the table has none.
+    if hash_move == 0 and pv_node and depth >= 5 * ONE_PLY and not excluded:
+        search(s, alpha, beta, depth - 2 * ONE_PLY, ply, null_ok)
+        if s.stopped:
+            return 0
+        tte = tt_probe(s.tt, key, &tt_copy)
+        if tte is not NULL:
+            hash_move = tte.move
+
+    n = generate_legal(pos, moves)
+    if n == 0:
+        return -MATE + ply if checked else draw_value(s)
+
+    # Singular extension: when every move but the hash move fails well below the hash score, the
+    # hash move is the only good one and is searched a ply deeper. When even without it a move
+    # reaches beta, several moves would cut off here, and this node does (multi-cut).
+    if not excluded and hash_move and ply > 0 and depth >= SINGULAR_DEPTH * ONE_PLY \
+            and ply < 2 * s.root_depth and (tt_bound & BOUND_LOWER) and -MATE_BOUND < tt_score < MATE_BOUND \
+            and tt_depth * ONE_PLY >= depth - 3 * ONE_PLY:
+        singular_beta = tt_score - 2 * (depth // ONE_PLY)
+        s.excluded[ply] = hash_move
+        score = search(s, singular_beta - 1, singular_beta, (depth - ONE_PLY) // 2, ply, False)
+        s.excluded[ply] = 0
+        s.pv_length[ply] = ply
+        if s.stopped:
+            return 0
+        if score < singular_beta:
+            singular = True
+        elif singular_beta >= beta:
+            return singular_beta
+
+    score_moves(s, moves, scores, n, hash_move, ply)
+    best_score = -INFINITE
+
+    for i in range(n):
+        m = pick_next(pos, moves, scores, i, n)
+        if excluded and (m & 0xFFFF) == (excluded & 0xFFFF):
+            continue
+        moved_type = pos.board[move_from(m)] & 7
+        victim_type = captured_type(pos, m)
+        quiet = victim_type == 0 and move_flag(m) < FLAG_PROMO_KNIGHT
+        plies = depth // ONE_PLY
+
+        # Near the leaves, moves unlikely to matter are dropped before they are made: late quiet
+        # moves (once one is late or futile, so are all after it), quiet moves with bad history or
+        # that lose material by exchange, and losing captures. Moves that give check are kept.
+        if not pv_node and not checked and searched > 0 and best_score > -MATE_BOUND:
+            if quiet and plies <= PRUNING_DEPTH and scores[i] < SCORE_COUNTER:
+                if not gives_check(pos, m):
+                    if skip_quiets or searched >= LATE_MOVE_COUNT[improving][plies] \
+                            or static_eval + FUTILITY_MARGIN[plies] <= alpha:
+                        skip_quiets = True
+                        continue
+                    if plies <= 3 and scores[i] < -HISTORY_PRUNE_MARGIN * plies:
+                        continue
+                    if see(pos, m) < -QUIET_SEE_MARGIN * plies:
+                        continue
+            elif not quiet and plies <= 4 and scores[i] < -(1 << 20) and see(pos, m) < -100 * plies:
+                continue
+
+        s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
+        do_move(pos, m)
+        tt_prefetch(s.tt, pos.states[pos.ply].key)
+        move_checks = in_check(pos)
+
+        s.in_check[ply + 1] = move_checks
+        ext = extension_for(s, m, move_checks, checked and n == 1, mate_threat, moved_type, victim_type)
+        if singular and (m & 0xFFFF) == (hash_move & 0xFFFF):
+            ext = ONE_PLY
+        new_depth = depth - ONE_PLY + ext
+        if searched == 0:
+            score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
+        else:
+            reduction = 0
+            if depth >= 3 * ONE_PLY and not quiet and not pv_node and not move_checks and not checked \
+                    and scores[i] < SCORE_GOOD_CAPTURE:
+                reduction = ONE_PLY   # a capture that loses material by exchange
+            elif depth >= 3 * ONE_PLY and searched >= (3 if pv_node else 2) and quiet and not checked:
+                reduction = LMR_TABLE[plies if plies < 64 else 63][searched if searched < 64 else 63]
+                if pv_node:
+                    reduction -= 1
+                if move_checks:
+                    reduction -= 1   # a late quiet check is reduced too, a ply less (its extension stays)
+                if not improving:
+                    reduction += 1
+                if scores[i] >= SCORE_COUNTER:
+                    reduction = (reduction - 1) * ONE_PLY   # a killer or the counter move
+                else:
+                    # A move whose statistics are good is reduced less, a bad one more (a ply per
+                    # HISTORY_PER_PLY, in quarter plies).
+                    reduction = reduction * ONE_PLY - scores[i] * ONE_PLY // HISTORY_PER_PLY
+                if reduction > new_depth - ONE_PLY:
+                    reduction = new_depth - ONE_PLY
+                if reduction < 0:
+                    reduction = 0
+            score = -search(s, -alpha - 1, -alpha, new_depth - reduction, ply + 1, True)
+            if reduction > 0 and score > alpha:
+                score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, True)
+            if pv_node and score > alpha and score < beta:
+                score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
+        undo_move(pos)
+        if s.stopped:
+            return 0
+        searched += 1
+
+        if score > best_score:
+            best_score = score
+            if score > alpha:
+                best_move = m
+                alpha = score
+                update_pv(s, ply, m)
+                if score >= beta:
+                    if quiet:
+                        update_quiet_stats(s, m, quiets, quiet_count, ply, depth)
+                    update_capture_stats(s, 0 if quiet else m, captures, capture_count, depth)
+                    break
+        if quiet:
+            if quiet_count < 64:
+                quiets[quiet_count] = m
+                quiet_count += 1
+        elif capture_count < 32:
+            captures[capture_count] = m
+            capture_count += 1
+
+    if tb_bound == BOUND_LOWER and best_score < tb_value:
+        best_score = tb_value
+    elif tb_bound == BOUND_UPPER and best_score > tb_value:
+        best_score = tb_value
+    if searched == 0:
+        # Every move was pruned (or the only one excluded): fall back to a fail-low bound.
+        return alpha
+    if excluded:
+        return best_score   # the position without its hash move: nothing to keep in the table
+    if best_score >= beta or (tb_bound == BOUND_LOWER and best_score == tb_value):
+        bound = BOUND_LOWER
+    elif best_move:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    # What the search found teaches the evaluation's correction, when the score says something
+    # about the static evaluation: not after a capture, and not a bound on the wrong side of it.
+    if not checked and (best_move == 0 or is_quiet(pos, best_move)) and -MATE_BOUND < best_score < MATE_BOUND \
+            and not (bound == BOUND_LOWER and best_score <= static_eval) \
+            and not (bound == BOUND_UPPER and best_score >= static_eval):
+        update_correction(&s.history, pos.side, pos.states[pos.ply].pawn_key, best_score - static_eval,
+                          depth // ONE_PLY)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, depth // ONE_PLY, bound)
+    return best_score
+
+
+cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept nogil:
+    """One iteration over the root moves from root_first on; the best so far is kept at
+    root_moves[root_first] (0 but for the later lines of a MultiPV search)."""
+    cdef Position* pos = &s.pos
+    cdef int i, j, score, best_score = -INFINITE, new_depth, ext
+    cdef uint64_t nodes_before
+    cdef RootMove found
+    cdef bint move_checks
+    s.pv_length[0] = 0
+    s.static_evals[0] = -INFINITE
+    s.root_depth = depth // ONE_PLY
+    s.moved[0] = 0   # the game's moves before the root are not looked at
+    s.moved[1] = 0
+    cdef int first = s.root_first
+    for i in range(first, s.root_count):
+        s.root_moves[i].nodes = 0
+    for i in range(first, s.root_count):
+        nodes_before = s.nodes
+        s.root_index = i
+        s.moved[2] = move_key(pos.board[move_from(s.root_moves[i].move)], move_to(s.root_moves[i].move))
+        do_move(pos, s.root_moves[i].move)
+        move_checks = in_check(pos)
+        s.in_check[1] = move_checks
+        ext = s.ext_check if move_checks else 0
+        new_depth = depth - ONE_PLY + (ext if ext < ONE_PLY else ONE_PLY)
+        if i == first:
+            score = -search(s, -beta, -alpha, new_depth, 1, True)
+        else:
+            score = -search(s, -alpha - 1, -alpha, new_depth, 1, True)
+            if score > alpha and not s.stopped:
+                score = -search(s, -beta, -alpha, new_depth, 1, True)
+        undo_move(pos)
+        s.root_moves[i].nodes += s.nodes - nodes_before
+        if s.stopped:
+            break
+        if score > best_score:
+            best_score = score
+        if score > alpha:
+            s.root_moves[i].score = score
+            s.pv[0][0] = s.root_moves[i].move
+            for j in range(1, s.pv_length[1]):
+                s.pv[0][j] = s.pv[1][j]
+            s.pv_length[0] = s.pv_length[1] if s.pv_length[1] > 1 else 1
+            # Keep the best move first: a stop now still plays the best move found so far.
+            found = s.root_moves[i]
+            for j in range(i, first, -1):
+                s.root_moves[j] = s.root_moves[j - 1]
+            s.root_moves[first] = found
+            if score >= beta:
+                break
+            alpha = score
+        else:
+            s.root_moves[i].score = -INFINITE
+    return best_score
+
+
+cdef void order_root_moves(SearchState* s) noexcept nogil:
+    """After an iteration: best move first, the rest by the effort their refutation took
+    (lines before root_first stay where they are)."""
+    cdef int i, j
+    cdef int first = s.root_first
+    cdef RootMove key
+    for i in range(first + 2, s.root_count):
+        key = s.root_moves[i]
+        j = i - 1
+        while j >= first + 1 and s.root_moves[j].nodes < key.nodes:
+            s.root_moves[j + 1] = s.root_moves[j]
+            j -= 1
+        s.root_moves[j + 1] = key
+
+
+cdef int ASPIRATION_WINDOW = 25
+
+
+include "search_smp.pxi"
+
+
+include "search_class.pxi"
