@@ -28,18 +28,18 @@ def cython_include_dir() -> str:
 
 
 def compile_flags() -> list:
-    """Optimise for the processor that builds: `pip install .` compiles on the machine that will
-    run the engine, so it may use all of it (BMI2, AVX2). A wheel for other machines is built
-    with PONDEROSA_PORTABLE=1: the x86-64-v2 baseline, which still has hardware popcount."""
+    """Optimise, with hardware popcount: the x86-64-v2 baseline by default, which runs on any
+    x86-64 machine of the last decade and was measured no slower than -march=native on the
+    project's machine (docs/BENCHMARKS.md); PONDEROSA_NATIVE=1 builds for the building machine's
+    own processor. PONDEROSA_PORTABLE=1 asks for the baseline explicitly (wheels)."""
     flags = ["-O3", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
     # Floating-point results must not depend on the build (the search's tables are computed in
     # doubles): no fused multiply-add contraction where the processor has one.
     flags.append("-ffp-contract=off")
-    if os.environ.get("PONDEROSA_PORTABLE") == "1":
-        if platform.machine().lower() in ("x86_64", "amd64"):
-            flags.append("-march=x86-64-v2")
-    else:
+    if os.environ.get("PONDEROSA_NATIVE") == "1" and os.environ.get("PONDEROSA_PORTABLE") != "1":
         flags.append("-march=native")
+    elif platform.machine().lower() in ("x86_64", "amd64"):
+        flags.append("-march=x86-64-v2")
     return flags
 
 
