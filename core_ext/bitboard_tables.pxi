@@ -1,8 +1,8 @@
 # Included by core.pyx, the core's one C unit (this was bitboard.pyx, a module of its own):
 # Attack tables: leapers, magic-bitboard sliders, and square-pair lines.
 #
-# Everything is computed once at import; magics are found by a seeded search so
-# that no table of numbers has to be shipped (it takes a few milliseconds).
+# Everything is computed once at import, from the magic multipliers written out below (a seeded
+# search found them, and finds a new one if a written one ever does not fit).
 
 cdef Bitboard ROOK_TABLE[102400]
 cdef Bitboard BISHOP_TABLE[5248]
@@ -63,9 +63,66 @@ cdef Bitboard references[4096]
 cdef int epoch_of[4096]
 
 
-cdef int init_magics(Magic* magics, Bitboard* table, int dirs[4][2]) noexcept nogil:
-    """Find a magic multiplier for each square and fill its attack slice."""
-    cdef int sq, size, i, bits, attempt = 0, idx
+# The multipliers the seeded search below finds, written out so that start-up does not search
+# (it took 30 ms of the engine's start); each is still checked as its slice is filled, and a
+# square whose number does not fit its table is searched for as before.
+cdef uint64_t ROOK_MAGIC_NUMBERS[64]
+cdef uint64_t BISHOP_MAGIC_NUMBERS[64]
+ROOK_MAGIC_NUMBERS[:] = [
+    0x0A80004000801220ULL, 0x8040004010002008ULL, 0x2080200010008008ULL, 0x1100100008210004ULL,
+    0xC200209084020008ULL, 0x2100010004000208ULL, 0x0400081000822421ULL, 0x0200010422048844ULL,
+    0x0800800080400024ULL, 0x0001402000401000ULL, 0x3000801000802001ULL, 0x4400800800100083ULL,
+    0x0904802402480080ULL, 0x4040800400020080ULL, 0x0018808042000100ULL, 0x4040800080004100ULL,
+    0x0040048001458024ULL, 0x00A0004000205000ULL, 0x3100808010002000ULL, 0x4825010010000820ULL,
+    0x5004808008000401ULL, 0x2024818004000A00ULL, 0x0005808002000100ULL, 0x2100060004806104ULL,
+    0x0080400880008421ULL, 0x4062220600410280ULL, 0x010A004A00108022ULL, 0x0000100080080080ULL,
+    0x0021000500080010ULL, 0x0044000202001008ULL, 0x0000100400080102ULL, 0xC020128200040545ULL,
+    0x0080002000400040ULL, 0x0000804000802004ULL, 0x0000120022004080ULL, 0x010A386103001001ULL,
+    0x9010080080800400ULL, 0x8440020080800400ULL, 0x0004228824001001ULL, 0x000000490A000084ULL,
+    0x0080002000504000ULL, 0x200020005000C000ULL, 0x0012088020420010ULL, 0x0010010080080800ULL,
+    0x0085001008010004ULL, 0x0002000204008080ULL, 0x0040413002040008ULL, 0x0000304081020004ULL,
+    0x0080204000800080ULL, 0x3008804000290100ULL, 0x1010100080200080ULL, 0x2008100208028080ULL,
+    0x5000850800910100ULL, 0x8402019004680200ULL, 0x0120911028020400ULL, 0x0000008044010200ULL,
+    0x0020850200244012ULL, 0x0020850200244012ULL, 0x0000102001040841ULL, 0x140900040A100021ULL,
+    0x000200282410A102ULL, 0x000200282410A102ULL, 0x000200282410A102ULL, 0x4048240043802106ULL,
+]
+BISHOP_MAGIC_NUMBERS[:] = [
+    0x40106000A1160020ULL, 0x0020010250810120ULL, 0x2010010220280081ULL, 0x002806004050C040ULL,
+    0x0002021018000000ULL, 0x2001112010000400ULL, 0x0881010120218080ULL, 0x1030820110010500ULL,
+    0x0000120222042400ULL, 0x2000020404040044ULL, 0x8000480094208000ULL, 0x0003422A02000001ULL,
+    0x000A220210100040ULL, 0x8004820202226000ULL, 0x0018234854100800ULL, 0x0100004042101040ULL,
+    0x0004001004082820ULL, 0x0010000810010048ULL, 0x1014004208081300ULL, 0x2080818802044202ULL,
+    0x0040880C00A00100ULL, 0x0080400200522010ULL, 0x0001000188180B04ULL, 0x0080249202020204ULL,
+    0x1004400004100410ULL, 0x00013100A0022206ULL, 0x2148500001040080ULL, 0x4241080011004300ULL,
+    0x4020848004002000ULL, 0x10101380D1004100ULL, 0x0008004422020284ULL, 0x01010A1041008080ULL,
+    0x0808080400082121ULL, 0x0808080400082121ULL, 0x0091128200100C00ULL, 0x0202200802010104ULL,
+    0x8C0A020200440085ULL, 0x01A0008080B10040ULL, 0x0889520080122800ULL, 0x100902022202010AULL,
+    0x04081A0816002000ULL, 0x0000681208005000ULL, 0x8170840041008802ULL, 0x0A00004200810805ULL,
+    0x0830404408210100ULL, 0x2602208106006102ULL, 0x1048300680802628ULL, 0x2602208106006102ULL,
+    0x0602010120110040ULL, 0x0941010801043000ULL, 0x000040440A210428ULL, 0x0008240020880021ULL,
+    0x0400002012048200ULL, 0x00AC102001210220ULL, 0x0220021002009900ULL, 0x84440C080A013080ULL,
+    0x0001008044200440ULL, 0x0004C04410841000ULL, 0x2000500104011130ULL, 0x1A0C010011C20229ULL,
+    0x0044800112202200ULL, 0x0434804908100424ULL, 0x0300404822C08200ULL, 0x48081010008A2A80ULL,
+]
+
+
+cdef bint fill_slice(Magic* m, int size, Bitboard magic, int attempt) noexcept nogil:
+    """Fill the square's slice with the multiplier; False if two occupancies that need
+    different attacks share an index (attempt marks the entries written by this try)."""
+    cdef int i, idx
+    for i in range(size):
+        idx = <int>(((occupancies[i] & m.mask) * magic) >> m.shift)
+        if epoch_of[idx] < attempt:
+            epoch_of[idx] = attempt
+            m.attacks[idx] = references[i]
+        elif m.attacks[idx] != references[i]:
+            return False
+    return True
+
+
+cdef int init_magics(Magic* magics, Bitboard* table, int dirs[4][2], const uint64_t* known) noexcept nogil:
+    """Fill each square's attack slice with its known multiplier (or one found by search)."""
+    cdef int sq, size, i, bits, attempt = 0
     cdef Bitboard b, magic
     cdef Magic* m
     cdef Bitboard* next_slice = table
@@ -90,22 +147,15 @@ cdef int init_magics(Magic* magics, Bitboard* table, int dirs[4][2]) noexcept no
             b = (b - m.mask) & m.mask
             if b == 0:
                 break
-        while True:
+        magic = known[sq]
+        attempt += 1
+        ok = fill_slice(m, size, magic, attempt)
+        while not ok:
             magic = rng_next() & rng_next() & rng_next()
             if popcount((m.mask * magic) >> 56) < 6:
                 continue
             attempt += 1
-            ok = True
-            for i in range(size):
-                idx = <int>(((occupancies[i] & m.mask) * magic) >> m.shift)
-                if epoch_of[idx] < attempt:
-                    epoch_of[idx] = attempt
-                    m.attacks[idx] = references[i]
-                elif m.attacks[idx] != references[i]:
-                    ok = False
-                    break
-            if ok:
-                break
+            ok = fill_slice(m, size, magic, attempt)
         m.magic = magic
         next_slice += size
     return <int>(next_slice - table)
@@ -170,5 +220,5 @@ cdef void init_lines() noexcept nogil:
 
 init_leapers()
 init_lines()
-init_magics(ROOK_MAGICS, ROOK_TABLE, ROOK_DIRS)
-init_magics(BISHOP_MAGICS, BISHOP_TABLE, BISHOP_DIRS)
+init_magics(ROOK_MAGICS, ROOK_TABLE, ROOK_DIRS, ROOK_MAGIC_NUMBERS)
+init_magics(BISHOP_MAGICS, BISHOP_TABLE, BISHOP_DIRS, BISHOP_MAGIC_NUMBERS)
