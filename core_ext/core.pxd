@@ -294,9 +294,15 @@ cdef struct PawnEntry:
     unsigned char half_open[2]    # bit f set: no pawn of the colour on file f
     unsigned char filled          # 1 once the entry has been written
 
+cdef struct EvalCacheEntry:
+    uint64_t key                  # the position's key mixed with the evaluation settings; 0: empty
+    int score                     # evaluate_terms' score, White's view
+
 cdef struct EvalState:
     PawnEntry* pawn_table         # malloc'd, power-of-two number of entries
     unsigned long pawn_mask       # entries - 1
+    EvalCacheEntry* eval_cache    # the search's evaluations by position (one EvalState per thread)
+    unsigned long eval_cache_mask
     int asymmetry                 # percent added to the opponent's king safety (0 = symmetric)
     int bscale                    # blocked pawns, percent (100 = normal)
     int kscale                    # king safety, percent

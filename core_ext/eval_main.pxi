@@ -326,10 +326,42 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
 include "eval_pieces.pxi"
 
 
+cdef enum:
+    EVAL_CACHE_ENTRIES = 1 << 16   # 1 MB a thread: the quiescence search's working set fits
+
+
+cdef inline uint64_t settings_key(EvalState* ev) noexcept nogil:
+    """The evaluation settings packed into distinct bits and spread by an odd multiplier: cached
+    scores of one setting never answer for another."""
+    cdef uint64_t packed = <uint64_t>(ev.asymmetry + 128)
+    packed = (packed << 10) | <uint64_t>ev.bscale
+    packed = (packed << 10) | <uint64_t>ev.kscale
+    packed = (packed << 10) | <uint64_t>ev.tropism
+    packed = (packed << 10) | <uint64_t>ev.pscale
+    packed = (packed << 10) | <uint64_t>ev.ppscale
+    packed = (packed << 1) | <uint64_t>(ev.engine_side & 1)
+    return packed * 0x9E3779B97F4A7C15ULL
+
+
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
-    """Centipawns from the side to move's point of view (negamax convention)."""
+    """Centipawns from the side to move's point of view (negamax convention). The search meets
+    the same position many times (transpositions, the quiescence search after a null window):
+    a small table per thread keeps each score, which depends only on the position (its key has
+    the pieces, side, castling and e.p. square) and on the settings mixed into the key."""
     cdef EvalTerms t
-    cdef int score = evaluate_terms(pos, ev, &t)
+    cdef int score
+    cdef uint64_t key = pos.states[pos.ply].key ^ settings_key(ev)
+    cdef EvalCacheEntry* slot
+    if ev.eval_cache != NULL and key != 0:
+        slot = &ev.eval_cache[key & ev.eval_cache_mask]
+        if slot.key == key:
+            score = slot.score
+        else:
+            score = evaluate_terms(pos, ev, &t)
+            slot.key = key
+            slot.score = score
+    else:
+        score = evaluate_terms(pos, ev, &t)
     return score if pos.side == WHITE else -score
 
 
@@ -356,11 +388,17 @@ cdef int resize_pawn_table(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil
     ev.pawn_table = table
     ev.pawn_mask = entries - 1
     ev.pawn_probes = ev.pawn_hits = 0
+    if ev.eval_cache == NULL:   # made with the first pawn table, of a fixed size
+        ev.eval_cache = <EvalCacheEntry*>calloc(EVAL_CACHE_ENTRIES, sizeof(EvalCacheEntry))
+        if ev.eval_cache == NULL:
+            return -1
+        ev.eval_cache_mask = EVAL_CACHE_ENTRIES - 1
     return 0
 
 
 cdef int eval_state_init(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil:
-    """Default scales and a cleared pawn table of at most pawn_hash_bytes; -1 if out of memory."""
+    """Default scales, a cleared pawn table of at most pawn_hash_bytes and a cleared evaluation
+    cache; -1 if out of memory."""
     memset(ev, 0, sizeof(EvalState))
     set_defaults(ev)
     return resize_pawn_table(ev, pawn_hash_bytes)
@@ -369,6 +407,8 @@ cdef int eval_state_init(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil:
 cdef void eval_state_clear(EvalState* ev) noexcept nogil:
     if ev.pawn_table != NULL:
         memset(ev.pawn_table, 0, (ev.pawn_mask + 1) * sizeof(PawnEntry))
+    if ev.eval_cache != NULL:
+        memset(ev.eval_cache, 0, (ev.eval_cache_mask + 1) * sizeof(EvalCacheEntry))
     ev.pawn_probes = ev.pawn_hits = 0
 
 
@@ -376,6 +416,9 @@ cdef void eval_state_free(EvalState* ev) noexcept nogil:
     free(ev.pawn_table)
     ev.pawn_table = NULL
     ev.pawn_mask = 0
+    free(ev.eval_cache)
+    ev.eval_cache = NULL
+    ev.eval_cache_mask = 0
 
 
 cdef long long bench_loop(Position** positions, int count, long repetitions, EvalState* ev) noexcept nogil:
