@@ -92,9 +92,35 @@ def test_pawn_hash_does_not_change_scores(fens: list[str]) -> None:
         for fen in fens:
             assert big.evaluate(Board(fen)) == tiny.evaluate(Board(fen)), fen
     probes, hits = big.pawn_hash_stats
-    assert probes == 600 and hits >= 280          # the second pass hits, bar a few slot collisions
+    # The second pass is answered by the evaluation cache (bar a few slot collisions), so the
+    # pawn table is asked about once a position.
+    assert len(fens) <= probes < len(fens) + 30
     big.clear()
     assert big.pawn_hash_stats == (0, 0)
+
+
+def test_the_pawn_table_serves_positions_with_the_same_pawns() -> None:
+    evaluator = Evaluator()
+    evaluator.evaluate(Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"))
+    evaluator.evaluate(Board("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1"))
+    assert evaluator.pawn_hash_stats == (2, 1)
+
+
+def test_the_evaluation_cache_answers_only_for_the_same_position_and_settings() -> None:
+    """A second evaluation of a position comes from the cache (the pawn table is not asked
+    again); after a scale changes, the position is evaluated afresh with the new scale."""
+    fen = "r1bq1rk1/pp2ppbp/2np1np1/8/3NP3/2N1BP2/PPPQ2PP/R3KB1R w KQ - 3 9"
+    evaluator = Evaluator()
+    first = evaluator.evaluate(Board(fen))
+    assert evaluator.evaluate(Board(fen)) == first and evaluator.pawn_hash_stats[0] == 1
+    evaluator.set_scale("kscale", 300)
+    changed = evaluator.evaluate(Board(fen))
+    assert evaluator.pawn_hash_stats[0] == 2
+    fresh = Evaluator()
+    fresh.set_scale("kscale", 300)
+    assert changed == fresh.evaluate(Board(fen))
+    evaluator.set_scale("kscale", 100)
+    assert evaluator.evaluate(Board(fen)) == first
 
 
 def test_made_moves_evaluate_like_fresh_positions(fens: list[str]) -> None:
