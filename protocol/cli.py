@@ -1,6 +1,7 @@
 """The `ponderosa` program: a Crafty-style console; command-line arguments run first as commands."""
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -84,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         pass   # not the main thread (main called from a test's thread): no handler there
     engine = Engine()
+    # What start-up made (modules, tables, the book's and python-chess's objects) lives as long
+    # as the process: out of the collector's sight, a full collection during a game has less
+    # to walk, and a short move on a low clock is not held up as long.
+    gc.collect()
+    gc.freeze()
     try:
         return run(engine, arguments)
     except BrokenPipeError:   # the reader went away (`ponderosa bstat quit | head`): nothing to tell it
