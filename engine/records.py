@@ -319,16 +319,12 @@ class GameFiles:
         write that fails (a full disk) is reported once and dropped; the log keeps what it had."""
         if not self.enabled or not text:
             return
-        try:
+        with self.errors.guard(f"log.NNN in {self.folder}"):
             if self._log is None:
                 self._open()
                 assert self.log_path is not None
                 self._log = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
             append_whole(self._log, text.encode("utf-8"))   # unbuffered: nothing is lost to a kill
-        except OSError as error:
-            self.errors.failed(f"log.NNN in {self.folder}", error)
-        else:
-            self.errors.succeeded(f"log.NNN in {self.folder}")
 
     def write_game(self, pgn: str) -> None:
         """Rewrite game.NNN with the game so far; when that fails (a full disk) the file keeps the
@@ -337,12 +333,8 @@ class GameFiles:
             return
         self._open()
         assert self.game_path is not None
-        try:
+        with self.errors.guard(f"game.NNN in {self.folder}"):
             write_atomically(self.game_path, pgn)
-        except OSError as error:
-            self.errors.failed(f"game.NNN in {self.folder}", error)
-        else:
-            self.errors.succeeded(f"game.NNN in {self.folder}")
 
     def close(self) -> None:
         """End the pair (`new`): the next write opens the next number."""

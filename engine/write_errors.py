@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 
 log = logging.getLogger("ponderosa.files")
 
@@ -22,33 +23,39 @@ def describe(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
+def error_line(what: str, error: BaseException) -> str:
+    """The one line a failing file gets (here, and from the protocol log's own handler)."""
+    return f"Error: cannot write {what} ({describe(error)}); playing on without it"
+
+
 class WriteErrors:
     """Which files are failing now; each failure is reported once per failing streak."""
 
     def __init__(self) -> None:
         self._failing: set[str] = set()
-        self.reported: list[str] = []   # every line reported, for the tests and `show` commands
+
+    @contextlib.contextmanager
+    def guard(self, what: str) -> Iterator[None]:
+        """Write `what` in the block: an OSError is reported (once) and dropped, and a write that
+        succeeds ends the failing streak, so a later failure is reported again."""
+        try:
+            yield
+        except OSError as error:
+            self.failed(what, error)
+        else:
+            self._failing.discard(what)
 
     def failed(self, what: str, error: BaseException) -> None:
         if what in self._failing:
             return
         self._failing.add(what)
-        line = f"Error: cannot write {what} ({describe(error)}); playing on without it"
-        self.reported.append(line)
+        line = error_line(what, error)
         log.error("%s", line)
         if logging.getLogger("ponderosa").handlers:
             # The log file takes the line (when it can); standard error gets it as well, since
             # logging only falls back to standard error when no handler is set.
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 print(line, file=sys.stderr, flush=True)
-            except (OSError, ValueError):
-                pass
-
-    def succeeded(self, what: str) -> None:
-        self._failing.discard(what)
-
-    def failing(self, what: str) -> bool:
-        return what in self._failing
 
 
 def append_whole(fd: int, data: bytes) -> None:

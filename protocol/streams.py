@@ -11,6 +11,8 @@ import sys
 import threading
 from typing import TextIO
 
+from ponderosa.engine.write_errors import error_line
+
 
 class Output:
     """One locked writer: whole lines, flushed at once, each one logged (the search thread's
@@ -76,11 +78,9 @@ class _LogFile(logging.FileHandler):
         if self.failing:
             return
         self.failing = True
-        error = sys.exc_info()[1]
-        reason = getattr(error, "strerror", None) or error
+        error = sys.exc_info()[1] or OSError("unknown error")
         with contextlib.suppress(OSError, ValueError):
-            print(f"Error: cannot write {self.baseFilename} ({reason}); playing on without it",
-                  file=sys.stderr, flush=True)
+            print(error_line(self.baseFilename, error), file=sys.stderr, flush=True)
 
 
 def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:

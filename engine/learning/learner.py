@@ -318,15 +318,9 @@ class Learner:
         return (self.folder or Path.cwd()) / name
 
     def _append_book_lrn(self, record: GameRecord, kind: str) -> None:
-        self._append(self._lrn_path(BOOK_LRN), format_book_lrn(record, kind))
-
-    def _append(self, path: Path, text: str) -> None:
-        try:
-            append_text(path, text)
-        except OSError as error:
-            self.errors.failed(str(path), error)
-        else:
-            self.errors.succeeded(str(path))
+        path = self._lrn_path(BOOK_LRN)
+        with self.errors.guard(str(path)):
+            append_text(path, format_book_lrn(record, kind))
 
     def _append_positions(self, record: GameRecord, positions: Sequence[PositionEntry]) -> None:
         if not positions:
@@ -337,7 +331,9 @@ class Learner:
             fens[board.key] = board.fen()
             board.push_uci(move)
         lines = [format_position_lrn(fens[entry.key], entry, record) for entry in positions if entry.key in fens]
-        self._append(self._lrn_path(POSITION_LRN), "".join(lines))
+        path = self._lrn_path(POSITION_LRN)
+        with self.errors.guard(str(path)):
+            append_text(path, "".join(lines))
 
 
 def append_text(path: Path, text: str) -> None:
