@@ -17,13 +17,13 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from match_engines import resolve_command
 from xboard_harness import engine_command
 
 
@@ -59,7 +59,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--crafty", help="a Crafty 25.6 binary (see above); left out when not given")
-    parser.add_argument("--ethereal", default=shutil.which("ethereal-chess") or "/usr/games/ethereal-chess")
+    parser.add_argument("--ethereal", default=resolve_command(["ethereal-chess"])[0])
     parser.add_argument("--ponderosa", help="the Ponderosa program to run (default: the one installed here)")
     arguments = parser.parse_args()
     ponderosa = shlex.split(arguments.ponderosa) if arguments.ponderosa else engine_command()[:1]

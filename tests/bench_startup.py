@@ -17,8 +17,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
+from match_engines import resolve_command
 from xboard_harness import engine_command
 
 
@@ -64,9 +64,8 @@ def main() -> int:
                         help="another engine to start the same way (default: fairymax from Debian)")
     arguments = parser.parse_args()
     engines = {"ponderosa": engine_command()}
-    peers = arguments.peer or ([f"fairymax={path}"] if (path := shutil.which("fairymax") or
-                                                       ("/usr/games/fairymax" if Path("/usr/games/fairymax").exists()
-                                                        else None)) else [])
+    [fairymax] = resolve_command(["fairymax"])
+    peers = arguments.peer or ([f"fairymax={fairymax}"] if os.access(fairymax, os.X_OK) else [])
     for peer in peers:
         name, _, command = peer.partition("=")
         engines[name] = command.split()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import chess.engine
 import chess.pgn
 import pytest
 
+from match_engines import resolve_command
 from xboard_harness import XBoardEngine
 
 pytestmark = pytest.mark.slow
@@ -39,8 +39,8 @@ STORE_BOUND_BYTES = 64 * 1024 * 1024
 
 
 def stockfish() -> str:
-    found = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
-    if found is None:
+    [found] = resolve_command(["stockfish"])
+    if not os.access(found, os.X_OK):
         pytest.skip("the soak plays Stockfish: apt-get install stockfish")
     return found
 
@@ -128,11 +128,12 @@ def test_one_process_plays_hundreds_of_games(tmp_path: Path) -> None:
         engine.quit()
         opponent.quit()
 
-    baseline = figures[min(MEMORY_BASELINE_GAME, len(figures)) - 1]
+    settled = min(MEMORY_BASELINE_GAME, len(figures)) - 1   # a short run (PONDEROSA_SOAK_GAMES) settles sooner
+    baseline = figures[settled]
     last = figures[-1]
     summary = {"games": GAMES, "results": results, "baseline": baseline, "last": last,
-               "max_descriptors": max(f["descriptors"] for f in figures[MEMORY_BASELINE_GAME - 1:]),
-               "max_threads": max(f["threads"] for f in figures[MEMORY_BASELINE_GAME - 1:]),
+               "max_descriptors": max(f["descriptors"] for f in figures[settled:]),
+               "max_threads": max(f["threads"] for f in figures[settled:]),
                "max_store_bytes": max(f["store_bytes"] for f in figures),
                "time_losses": 0, "illegal_moves": 0,   # either fails the test at once
                "record_files": len(list(tmp_path.glob("game.[0-9]*")))}
