@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 from ponderosa.core_ext import syzygy
 from ponderosa.core_ext.board import Board
+from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH, PROBE_DEPTH_RANGE  # noqa: F401 (used by callers too)
 
-DEFAULT_PROBE_DEPTH = 1             # plies of remaining depth a node needs to probe
-PROBE_DEPTH_RANGE = (0, 100)        # what SyzygyProbeDepth accepts (XBoard and UCI)
 DEFAULT_CACHE_BYTES = 4 << 20
 MATE_VALUE = 3                      # a root move that mates at once beats every table result
 FIFTY_MOVE_PLIES = 100

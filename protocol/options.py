@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE
-from ponderosa.engine.worker import MAX_THREADS
+# Only engine/limits.py: the XBoard handshake lists these options before the engine has loaded.
+from ponderosa.engine.limits import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE, MAX_THREADS
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine

@@ -1,6 +1,7 @@
 """Start-up time: from starting the process to its `pong`, as an XBoard GUI or a bot client sees
-it (`xboard`, `protover 2`, then `ping 1` once the features are done), for Ponderosa and the
-peers given, alternating, several starts each; medians and ranges.
+it (`xboard`, `protover 2`, then `ping 1` once the features are done), and to the pong after `new`
+(the engine ready for a game), for Ponderosa and the peers given, alternating, several starts
+each; medians and ranges.
 
     python tests/bench_startup.py                       # Ponderosa, Fairy-Max (Debian), 5 starts each
     python tests/bench_startup.py --runs 9 --peer crafty=/path/to/crafty --peer fairymax=/usr/games/fairymax
@@ -22,8 +23,9 @@ from match_engines import resolve_command
 from xboard_harness import engine_command
 
 
-def time_to_pong(command: list[str], timeout: float = 10.0) -> float:
-    """Seconds from the process start to its `pong 1` line."""
+def time_to_pong(command: list[str], timeout: float = 10.0) -> tuple[float, float]:
+    """Seconds from the process start to its `pong 1` line, and to the `pong 2` that follows
+    `new` (the engine loaded and ready for a game)."""
     folder = tempfile.mkdtemp(prefix="startup-")
     started = time.perf_counter()
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -32,6 +34,7 @@ def time_to_pong(command: list[str], timeout: float = 10.0) -> float:
     try:
         process.stdin.write(b"xboard\nprotover 2\n")
         pinged = False
+        ponged: float | None = None
         deadline = started + timeout
         buffer = b""
         while time.perf_counter() < deadline:
@@ -42,8 +45,11 @@ def time_to_pong(command: list[str], timeout: float = 10.0) -> float:
             if not pinged and (b"done=1" in buffer or b"feature" not in buffer and b"\n" in buffer):
                 process.stdin.write(b"ping 1\n")
                 pinged = True
-            if pinged and b"pong 1" in buffer:
-                return time.perf_counter() - started
+            if pinged and b"pong 1" in buffer and ponged is None:
+                ponged = time.perf_counter() - started
+                process.stdin.write(b"new\nping 2\n")
+            if ponged is not None and b"pong 2" in buffer:
+                return ponged, time.perf_counter() - started
         raise RuntimeError(f"{command[0]}: no pong within {timeout} s")
     finally:
         try:
@@ -69,14 +75,20 @@ def main() -> int:
     for peer in peers:
         name, _, command = peer.partition("=")
         engines[name] = command.split()
-    times: dict[str, list[float]] = {name: [] for name in engines}
+    pongs: dict[str, list[float]] = {name: [] for name in engines}
+    ready: dict[str, list[float]] = {name: [] for name in engines}
     for _ in range(arguments.runs):   # alternating, so a drift of the machine's speed hits all alike
         for name, command in engines.items():
-            times[name].append(time_to_pong(command))
-    base = statistics.median(times["ponderosa"])
-    for name, values in times.items():
-        median = statistics.median(values)
-        print(f"{name:12s} median {median * 1000:7.1f} ms  range {min(values) * 1000:.1f}-{max(values) * 1000:.1f} ms"
+            pong, after_new = time_to_pong(command)
+            pongs[name].append(pong)
+            ready[name].append(after_new)
+    print("start to pong (after protover); start to the pong after `new` (the engine loaded)")
+    base = statistics.median(pongs["ponderosa"])
+    for name in engines:
+        median = statistics.median(pongs[name])
+        print(f"{name:12s} pong {median * 1000:6.1f} ms ({min(pongs[name]) * 1000:.1f}-{max(pongs[name]) * 1000:.1f})"
+              f"  after new {statistics.median(ready[name]) * 1000:6.1f} ms"
+              f" ({min(ready[name]) * 1000:.1f}-{max(ready[name]) * 1000:.1f})"
               + ("" if name == "ponderosa" else f"  Ponderosa/{name} {base / median:.2f}"))
     return 0
 

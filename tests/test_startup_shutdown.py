@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ponderosa.engine.identity import FULL_NAME
+from ponderosa.protocol.xboard.features import feature_lines
 
 from xboard_harness import engine_command
 
@@ -134,13 +135,13 @@ def test_every_way_out_leaves_only_the_database_and_keeps_what_was_learned(tmp_p
 
 
 def test_protover_is_answered_at_once_and_every_line_reaches_the_engine() -> None:
-    """The installed program answers `protover` with `feature done=0` before the engine has loaded
-    (protocol/launch.py), so a GUI waits for done=1 however busy the machine; the lines behind it
-    still reach the engine in order, and the end of input still ends the program."""
+    """The installed program answers `protover` with its features before the engine has loaded
+    (protocol/launch.py), once; the lines behind it still reach the engine in order (the pong
+    comes after the move's own lines), and the end of input still ends the program."""
     process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("xboard\nprotover 2\nnew\nforce\ne2e4\nping 1\n")
+    process.stdin.write("xboard\nprotover 2\nnew\nforce\ne2e4\nsd 1\ngo\nping 1\n")
     process.stdin.flush()
     lines = []
     while not lines or lines[-1] != "pong 1":
@@ -148,8 +149,9 @@ def test_protover_is_answered_at_once_and_every_line_reaches_the_engine() -> Non
         assert line, f"the engine ended early: {lines}"
         lines.append(line.rstrip("\n"))
     features = [line for line in lines if line.startswith("feature ")]
-    assert lines[0] == "feature done=0", lines[:3]
-    assert features[-1].endswith("done=1") and "done=0" not in " ".join(features[1:]), features
+    assert features == feature_lines() and lines[:len(features)] == features, lines
+    assert [line for line in lines if line.startswith("move ")] and lines.index("pong 1") > lines.index(
+        next(line for line in lines if line.startswith("move "))), lines
     assert not [line for line in lines if line.startswith(("Error", "Illegal"))], lines
     process.stdin.close()   # the end of input
     assert process.wait(timeout=60) == 0

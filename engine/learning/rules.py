@@ -17,6 +17,8 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ponderosa.engine.limits import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE  # noqa: F401 (the rules' own)
+
 # Crafty's `learn N` bitmask.
 LEARN_BOOK, LEARN_POSITION, LEARN_RESULT = 1, 2, 4
 LEARN_DEFAULT = LEARN_BOOK | LEARN_POSITION | LEARN_RESULT  # 7: everything on, as in Crafty
@@ -25,14 +27,8 @@ SEARCHES_REMEMBERED = 10  # the first ten searches after leaving the book (paper
 
 # Crafty's documentation: a learned value above +100 acts like "!", below -100 like "?".
 PROMOTE_THRESHOLD, CRAFTY_DEMOTE_THRESHOLD = 100, -100
-# Below this learned value a book move is not playable: it is not chosen, and learning does not
-# count it as an alternative. A setting (`learn threshold N`, option BookLearnThreshold, within
-# DEMOTE_THRESHOLD_RANGE); the default is the paper's: its experiment (5.1, 5.2) gives a move up
-# below -0.80.
-DEMOTE_THRESHOLD = -80
-# From nothing learned (0: every move unlearned stays playable) down to ten pawns, far above the
-# result-learning flag, so a flagged move is never playable (see RESULT_LEARNED_VALUE).
-DEMOTE_THRESHOLD_RANGE = (-1000, 0)
+# DEMOTE_THRESHOLD (the paper's -80) and its range: engine/limits.py, which the protocols'
+# handshake reads before the engine loads.
 
 # The largest value learn_function can give is 600 * 0.35 * 19 = 3990 centipawns (capped score,
 # largest multiplier, deepest counted search). The result-learning value is far beyond it, so that

@@ -11,9 +11,7 @@ import chess
 
 from ponderosa.engine.book.opening_book import book_table
 from ponderosa.engine.fen import FenError
-from ponderosa.engine.identity import FULL_NAME
-from ponderosa.protocol.xboard.options import option_features
-from ponderosa.protocol.xboard.tablebases import tablebase_features
+from ponderosa.protocol.xboard.features import EarlyAnswer, feature_lines
 
 if TYPE_CHECKING:
     from ponderosa.protocol.xboard.session import XBoardSession
@@ -32,12 +30,11 @@ class EditBoard:
 # -- the handshake ------------------------------------------------------------------
 
 def protover(session: XBoardSession, args: str) -> None:
-    session.out.line(f'feature ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=1 sigint=0 '
-                     f'sigterm=0 reuse=1 analyze=1 myname="{FULL_NAME}" variants="normal" colors=0 ics=1 '
-                     f'name=1 pause=1 nps=1 debug=1 memory=1 smp=1 exclude=1 setscore=0')
-    for feature in option_features() + tablebase_features(session.engine):
-        session.out.line(f"feature {feature}")
-    session.out.line("feature done=1")
+    if EarlyAnswer.take():
+        return   # the launcher sent these lines before the engine loaded
+    tablebases = session.engine.tablebases
+    for line in feature_lines(tablebases.path, tablebases.probe_depth):
+        session.out.line(line)
 
 
 def variant(session: XBoardSession, args: str) -> None:

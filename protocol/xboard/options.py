@@ -7,34 +7,15 @@ from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.engine import IllegalMoveError
 from ponderosa.engine.worker import MAX_THREADS
-from ponderosa.protocol.options import MEGABYTE, SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
+from ponderosa.protocol.options import MEGABYTE, set_engine_option
 from ponderosa.protocol.streams import set_logging
+from ponderosa.protocol.xboard.features import OPTIONS
 from ponderosa.protocol.xboard.tablebases import tablebase_option
 
 if TYPE_CHECKING:
     from ponderosa.protocol.xboard.session import XBoardSession
 
 PAWN_HASH_MB = 4   # `memory` is the whole budget: the pawn hash keeps its share
-
-
-def _spin(name: str) -> tuple[str, int, int, int]:
-    return ("spin", *SPIN_OPTIONS[name])
-
-
-# Engine options offered to the GUI: name -> (type, default, min, max); a check is 0..1.
-OPTIONS: dict[str, tuple[str, int, int, int]] = {
-    "Hash": _spin("Hash"), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
-    "Contempt": _spin("Contempt"), "Threads": _spin("Threads"), "Log": ("check", 0, 0, 1),
-    "Resign": ("spin", 0, 0, 50), "Learn": _spin("Learn"), "BookLearnThreshold": _spin("BookLearnThreshold"),
-    "MultiPV": _spin("MultiPV"),
-    **{name: _spin(name) for name in SCALE_OPTIONS},
-}
-
-
-def option_features() -> list[str]:
-    """The `feature option=...` texts of OPTIONS, for protover."""
-    return [f'option="{name} -spin {default} {low} {high}"' if kind == "spin" else
-            f'option="{name} -check {default}"' for name, (kind, default, low, high) in OPTIONS.items()]
 
 
 def memory(session: XBoardSession, args: str) -> None:

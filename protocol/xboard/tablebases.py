@@ -8,19 +8,11 @@ from typing import TYPE_CHECKING, Callable
 from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
 
 if TYPE_CHECKING:
-    from ponderosa.engine.engine import Engine
     from ponderosa.protocol.xboard.session import XBoardSession
 
-EGT_FEATURE = 'egt="syzygy"'
 # The folder xboard sends when its user named none (`-egtFormats` in /etc/xboard/xboard.conf):
 # missing on most machines, and no mistake of the user's.
 XBOARD_DEFAULT_PATH = "/EGT/Syzygy"
-
-
-def tablebase_features(engine: Engine) -> list[str]:
-    low, high = PROBE_DEPTH_RANGE
-    return [EGT_FEATURE, f'option="SyzygyPath -path {engine.tablebases.path}"',
-            f'option="SyzygyProbeDepth -spin {engine.tablebases.probe_depth} {low} {high}"']
 
 
 def egtpath(session: XBoardSession, args: str) -> None:

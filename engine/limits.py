@@ -1,0 +1,18 @@
+"""The defaults and ranges of the engine's settings that the GUIs are told about before the engine
+has loaded: the protocols' handshake (protocol/handshake.py) lists them from here, and the engine's
+modules take them from here, so both always agree. Nothing here may import anything heavy."""
+from __future__ import annotations
+
+MAX_THREADS = 64                    # search threads (cores N, option Threads)
+
+DEFAULT_PROBE_DEPTH = 1             # plies of remaining depth a node needs to probe Syzygy
+PROBE_DEPTH_RANGE = (0, 100)        # what SyzygyProbeDepth accepts (XBoard and UCI)
+
+# Below this learned value a book move is not playable: it is not chosen, and learning does not
+# count it as an alternative. A setting (`learn threshold N`, option BookLearnThreshold, within
+# DEMOTE_THRESHOLD_RANGE); the default is the paper's: its experiment (5.1, 5.2) gives a move up
+# below -0.80.
+DEMOTE_THRESHOLD = -80
+# From nothing learned (0: every move unlearned stays playable) down to ten pawns, far above the
+# result-learning flag, so a flagged move is never playable (see RESULT_LEARNED_VALUE).
+DEMOTE_THRESHOLD_RANGE = (-1000, 0)
