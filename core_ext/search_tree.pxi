@@ -143,6 +143,11 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     if n == 0:
         return -MATE + ply if checked else best_score
     score_moves(s, moves, scores, n, hash_move, MAX_PLY)
+    # The children's table buckets, all at once: their loads from memory overlap, where one
+    # prefetch just before each move would leave most of the wait (captures here are few).
+    for i in range(n):
+        if checked or scores[i] >= SCORE_GOOD_CAPTURE:
+            prefetch_child(s, moves[i])
     for i in range(n):
         m = pick_next(pos, moves, scores, i, n)
         if not checked:
@@ -245,6 +250,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     tte = tt_probe(s.tt, key, &tt_copy)
     if tte is not NULL:
         hash_move = tte.move
+        if hash_move:
+            prefetch_child(s, hash_move)   # long before it is made: null move, IID and the rest come first
         tt_score = score_from_tt(tte.score, ply)
         tt_depth = tte.depth
         tt_bound = tte.gen_bound & 3
@@ -373,6 +380,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             elif not quiet and plies <= 4 and scores[i] < -(1 << 20) and see(pos, m) < -100 * plies:
                 continue
 
+        prefetch_child(s, m)
         s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
         do_move(pos, m)
         tt_prefetch(s.tt, pos.states[pos.ply].key)
