@@ -2,10 +2,14 @@
 import os
 import platform
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 # core is the engine's hot path as one C unit (core.pyx includes the parts, core.pxd declares them);
 # board, evaluate, tt, syzygy, search and perft only re-export its Python names under their old
@@ -43,6 +47,70 @@ def compile_flags() -> list:
     return flags
 
 
+# What the instrumented core runs for a profile-guided build: searches of varied positions
+# (opening, middlegame with both kings attacked, endgames), as bench does; the core alone, so
+# the build environment needs nothing but python-chess (the Zobrist keys come from it).
+PROFILE_TRAINING = """
+import importlib.machinery, importlib.util, sys
+spec = importlib.util.spec_from_file_location("ponderosa.core_ext.core", sys.argv[1],
+    loader=importlib.machinery.ExtensionFileLoader("ponderosa.core_ext.core", sys.argv[1]))
+core = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(core)
+table, evaluator = core.TranspositionTable(16 << 20), core.Evaluator()
+search = core.Search(table, evaluator)
+for fen in [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 8",
+    "2r2rk1/1bqnbppp/p2ppn2/1p6/3NP3/1BN1BP2/PPPQ2PP/2KR3R w - - 0 14",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "8/8/4kpp1/3p1b2/p6P/2B5/6P1/6K1 b - - 0 47",
+    "6k1/5p2/6p1/8/7p/8/6PP/6K1 b - - 0 1",
+]:
+    table.wipe(); evaluator.clear(); search.clear(); search.clear_stop()
+    search.set_limits(node_limit=600_000)   # about bench's nodes over the seven
+    search.set_position(core.Board(fen))
+    for plies in range(1, 64):
+        search.iterate(plies)
+        if search.stopped:
+            break
+"""
+
+
+class ProfileGuidedBuild(build_ext):
+    """PONDEROSA_PGO=1: build the core instrumented, run PROFILE_TRAINING on it, then build it
+    again optimised by what that run measured (gcc's -fprofile-generate / -fprofile-use); the
+    other modules are built as usual. docs/BENCHMARKS.md has the gain it measured. Without a
+    compiler that can (or when the training run fails) the core is built as usual."""
+
+    def build_extensions(self) -> None:
+        core = next((extension for extension in self.extensions if extension.name.endswith(".core")), None)
+        if os.environ.get("PONDEROSA_PGO") != "1" or core is None:
+            super().build_extensions()
+            return
+        profile_dir = Path(self.build_temp).resolve() / "pgo-profile"
+        shutil.rmtree(profile_dir, ignore_errors=True)
+        plain_compile, plain_link = list(core.extra_compile_args), list(core.extra_link_args)
+        self.force = True   # the core's object is compiled twice, with different flags
+        core.extra_compile_args = plain_compile + ["-fprofile-generate", "-fprofile-update=atomic",
+                                                   f"-fprofile-dir={profile_dir}"]
+        core.extra_link_args = plain_link + ["-fprofile-generate"]
+        self.build_extension(core)
+        started = time.monotonic()
+        trained = subprocess.run([sys.executable, "-c", PROFILE_TRAINING, self.get_ext_fullpath(core.name)],
+                                 check=False).returncode == 0 and any(profile_dir.rglob("*.gcda"))
+        if trained:
+            print(f"PONDEROSA_PGO: profile measured in {time.monotonic() - started:.1f} s", file=sys.stderr)
+            core.extra_compile_args = plain_compile + ["-fprofile-use", "-fprofile-partial-training",
+                                                       "-fprofile-correction", "-Wno-missing-profile",
+                                                       f"-fprofile-dir={profile_dir}"]
+        else:
+            print("PONDEROSA_PGO: the training run failed; building the core without a profile", file=sys.stderr)
+            core.extra_compile_args = plain_compile
+        core.extra_link_args = plain_link
+        super().build_extensions()
+
+
 extensions = [
     Extension(f"ponderosa.core_ext.{name}", [f"core_ext/{name}.pyx"], extra_compile_args=compile_flags())
     for name in CORE_MODULES
@@ -53,5 +121,6 @@ setup(
         extensions,
         include_path=[cython_include_dir()],
         compiler_directives={"language_level": "3"},
-    )
+    ),
+    cmdclass={"build_ext": ProfileGuidedBuild},
 )
