@@ -343,12 +343,17 @@ cdef inline uint64_t settings_key(EvalState* ev) noexcept nogil:
     return packed * 0x9E3779B97F4A7C15ULL
 
 
+cdef inline int evaluate_uncached(Position* pos, EvalState* ev) noexcept nogil:
+    """The final score from White's view, computed afresh (what the evaluation cache keeps)."""
+    cdef EvalTerms t
+    return evaluate_terms(pos, ev, &t)
+
+
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     """Centipawns from the side to move's point of view (negamax convention). The search meets
     the same position many times (transpositions, the quiescence search after a null window):
     a small table per thread keeps each score, which depends only on the position (its key has
     the pieces, side, castling and e.p. square) and on the settings mixed into the key."""
-    cdef EvalTerms t
     cdef int score
     cdef uint64_t key = pos.states[pos.ply].key ^ settings_key(ev)
     cdef EvalCacheEntry* slot
@@ -357,11 +362,11 @@ cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
         if slot.key == key:
             score = slot.score
         else:
-            score = evaluate_terms(pos, ev, &t)
+            score = evaluate_uncached(pos, ev)
             slot.key = key
             slot.score = score
     else:
-        score = evaluate_terms(pos, ev, &t)
+        score = evaluate_uncached(pos, ev)
     return score if pos.side == WHITE else -score
 
 
@@ -421,14 +426,19 @@ cdef void eval_state_free(EvalState* ev) noexcept nogil:
     ev.eval_cache_mask = 0
 
 
-cdef long long bench_loop(Position** positions, int count, long repetitions, EvalState* ev) noexcept nogil:
-    """Evaluate every position repetitions times; returns a checksum so nothing is optimised away."""
+cdef long long bench_loop(Position** positions, int count, long repetitions, EvalState* ev,
+                          bint cached) noexcept nogil:
+    """Evaluate every position repetitions times, through the evaluation cache or computing every
+    score afresh; returns a checksum so nothing is optimised away."""
     cdef long r
     cdef int i
     cdef long long total = 0
     for r in range(repetitions):
         for i in range(count):
-            total += evaluate(positions[i], ev)
+            if cached:
+                total += evaluate(positions[i], ev)
+            else:
+                total += evaluate_uncached(positions[i], ev)
     return total
 
 
@@ -538,8 +548,10 @@ cdef class Evaluator:
         evaluate_terms(board.pos, &self.state, &t)
         return t.phase
 
-    def benchmark(self, boards: list, long repetitions = 1000) -> float:
-        """Average nanoseconds per evaluate() call over the boards, timed in C without the GIL."""
+    def benchmark(self, boards: list, long repetitions = 1000, bint cached = True) -> float:
+        """Average nanoseconds per evaluate() call over the boards, timed in C without the GIL.
+        With cached false every score is computed afresh, bypassing the evaluation cache (which
+        otherwise answers every pass after the first)."""
         cdef int count = len(boards)
         cdef Position** positions
         cdef clock_t start, stop
@@ -554,7 +566,7 @@ cdef class Evaluator:
                 positions[i] = (<Board?>board).pos
             with nogil:
                 start = clock()
-                checksum = bench_loop(positions, count, repetitions, &self.state)
+                checksum = bench_loop(positions, count, repetitions, &self.state, cached)
                 stop = clock()
         finally:
             free(positions)
