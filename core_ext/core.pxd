@@ -321,6 +321,15 @@ cdef struct EvalTerms:
     int unscaled                  # tapered total from White's view before the scale factor
     int score                     # final score from White's view
 
+cdef enum:  # the sums of ScoreSums (eval_terms.pxi): one per scaled term, one for all the others
+    S_UNSCALED = 0
+    S_PAWNS = 1              # T_PAWNS, by pscale
+    S_BLOCKED = 2            # T_BLOCKED, by bscale
+    S_PASSED = 3             # T_PASSED, by ppscale
+    S_TROPISM = 4            # T_TROPISM, by tropism
+    S_KING = 5               # T_KING, by kscale and asymmetry
+    N_SUMS = 6
+
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil
 cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* terms) noexcept nogil
 cdef int eval_state_init(EvalState* ev, size_t pawn_hash_bytes) noexcept nogil   # defaults + table; -1 if no memory
