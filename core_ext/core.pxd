@@ -289,10 +289,14 @@ cdef struct PawnEntry:
     Bitboard span[2]              # squares the colour's pawns attack now or after advancing
     short structure_mg[2]         # isolated/doubled/backward/connected, unscaled
     short structure_eg[2]
-    short rams_mg[2]              # pawns blocked by an enemy pawn, unscaled (part of T_BLOCKED)
-    short rams_eg[2]
+    short rams_mg[2]              # pawns blocked by an enemy pawn, unscaled (part of T_BLOCKED; opening only)
+    short shelter[2]              # king_shelter of the colour's king, for the shelter_key below
     unsigned char half_open[2]    # bit f set: no pawn of the colour on file f
+    unsigned char shelter_key[2]  # king square | castling rights used << 6; NO_SHELTER: not known yet
     unsigned char filled          # 1 once the entry has been written
+
+cdef enum:
+    NO_SHELTER = 0xFF        # a shelter_key no king has: rights are used only on the home square
 
 cdef struct EvalCacheEntry:
     uint64_t key                  # the position's key mixed with the evaluation settings; 0: empty

@@ -130,11 +130,11 @@ cdef inline int evaluate_into(Position* pos, EvalState* ev, TermSink* table) noe
     b = (pos.pieces[WHITE][PAWN] << 8) & occ & ~all_pawns
     n = popcount(b)
     add_term(t, T_BLOCKED, WHITE, pe.rams_mg[WHITE] - n * PIECE_BLOCKED_MG - CENTRE_HOME_BLOCKED_MG * popcount(
-        pos.pieces[WHITE][PAWN] & 0x1800ULL & (occ >> 8)), pe.rams_eg[WHITE] - n * PIECE_BLOCKED_EG)
+        pos.pieces[WHITE][PAWN] & 0x1800ULL & (occ >> 8)), -n * PIECE_BLOCKED_EG)
     b = (pos.pieces[BLACK][PAWN] >> 8) & occ & ~all_pawns
     n = popcount(b)
     add_term(t, T_BLOCKED, BLACK, pe.rams_mg[BLACK] - n * PIECE_BLOCKED_MG - CENTRE_HOME_BLOCKED_MG * popcount(
-        pos.pieces[BLACK][PAWN] & 0x0018000000000000ULL & (occ << 8)), pe.rams_eg[BLACK] - n * PIECE_BLOCKED_EG)
+        pos.pieces[BLACK][PAWN] & 0x0018000000000000ULL & (occ << 8)), -n * PIECE_BLOCKED_EG)
 
     # Pieces: piece-square tables, mobility, attacks on the enemy king zone, tropism, rooks, outposts,
     # trapped pieces.
@@ -207,7 +207,7 @@ cdef inline int evaluate_into(Position* pos, EvalState* ev, TermSink* table) noe
     # King safety of each colour's own king (a penalty, so these numbers are <= 0).
     for c in range(2):
         them = c ^ 1
-        mg = king_shelter(pos, c, ksq[c])
+        mg = pawn_shelter(pe, pos, c, ksq[c])
         danger = 0
         if zone_count[c] >= 2 or queen_in_zone[c]:
             danger = zone_weight[c] * ATTACKER_PERCENT[zone_count[c] if zone_count[c] < 7 else 7] // 100
