@@ -5,8 +5,9 @@
 # the tuner want every term per colour (EvalTerms); the search wants only the score (ScoreSums),
 # which needs a term per colour only where a scale multiplies it, since a scale rounds each colour's
 # term on its own: the unscaled terms are summed together (integer sums, so in any order), and each
-# scaled term keeps its own sum per colour, scaled with the same arithmetic. Kept in a local of the
-# score-only caller, the sums stay off the EvalTerms table the search used to fill and clear.
+# scaled term keeps its own sum per colour, scaled with the same arithmetic. The caller passes a
+# NULL ScoreSums* and evaluate_into keeps the sums in a local of its own, where the compiler knows
+# no write to them can change the position (the table is written through a pointer that might).
 
 cdef struct ScoreSums:
     int mg[N_SUMS][2]             # [sum][colour], from that colour's view
