@@ -289,10 +289,14 @@ cdef struct PawnEntry:
     Bitboard span[2]              # squares the colour's pawns attack now or after advancing
     short structure_mg[2]         # isolated/doubled/backward/connected, unscaled
     short structure_eg[2]
-    short rams_mg[2]              # pawns blocked by an enemy pawn, unscaled (part of T_BLOCKED)
-    short rams_eg[2]
+    short rams_mg[2]              # pawns blocked by an enemy pawn, unscaled (part of T_BLOCKED; opening only)
+    short shelter[2]              # king_shelter of the colour's king, for the shelter_key below
     unsigned char half_open[2]    # bit f set: no pawn of the colour on file f
+    unsigned char shelter_key[2]  # king square | castling rights used << 6; NO_SHELTER: not known yet
     unsigned char filled          # 1 once the entry has been written
+
+cdef enum:
+    NO_SHELTER = 0xFF        # a shelter_key no king has: rights are used only on the home square
 
 cdef struct EvalCacheEntry:
     uint64_t key                  # the position's key mixed with the evaluation settings; 0: empty
@@ -320,6 +324,15 @@ cdef struct EvalTerms:
     int scale                     # scale factor of the endgame part, 0 (dead draw) .. SCALE_NORMAL
     int unscaled                  # tapered total from White's view before the scale factor
     int score                     # final score from White's view
+
+cdef enum:  # the sums of ScoreSums (eval_terms.pxi): one per scaled term, one for all the others
+    S_UNSCALED = 0
+    S_PAWNS = 1              # T_PAWNS, by pscale
+    S_BLOCKED = 2            # T_BLOCKED, by bscale
+    S_PASSED = 3             # T_PASSED, by ppscale
+    S_TROPISM = 4            # T_TROPISM, by tropism
+    S_KING = 5               # T_KING, by kscale and asymmetry
+    N_SUMS = 6
 
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil
 cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* terms) noexcept nogil

@@ -54,3 +54,16 @@ cdef inline int king_shelter(Position* pos, int k, int ksq) noexcept nogil:
             if alt > score:
                 score = alt
     return score
+
+
+cdef inline int pawn_shelter(PawnEntry* pe, Position* pos, int k, int ksq) noexcept nogil:
+    """king_shelter, kept in the pawn entry: besides the pawns the entry stands for, it depends
+    only on the king square and, on the home square, the castling rights, which make the key."""
+    cdef int home = 4 if k == WHITE else 60
+    cdef int key = ksq
+    if ksq == home:
+        key |= ((pos.states[pos.ply].castling >> (2 * k)) & 3) << 6
+    if pe.shelter_key[k] != key:
+        pe.shelter[k] = king_shelter(pos, k, ksq)
+        pe.shelter_key[k] = key
+    return pe.shelter[k]

@@ -58,11 +58,21 @@ include "eval_king.pxi"
 include "eval_endgame.pxi"
 
 
+include "eval_terms.pxi"
+
+
+include "eval_pieces.pxi"
+
+
 # ---------------------------------------------------------------- the evaluation
 
 
-cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nogil:
-    """Fill t with every term per colour and return the final score from White's view."""
+cdef inline int evaluate_into(Position* pos, EvalState* ev, TermSink* table) noexcept nogil:
+    """Return the final score from White's view. Given an EvalTerms table, fill it with every term
+    per colour, the phase, scale and totals; given a NULL ScoreSums*, keep only the sums the score
+    needs, in a local of this function (never behind a pointer that might alias the position)."""
+    cdef ScoreSums own_sums
+    cdef TermSink* t = table
     cdef PawnEntry scratch
     cdef PawnEntry* pe = probe_pawns(pos, ev, &scratch)
     cdef Bitboard occ = pos.pieces[0][0] | pos.pieces[1][0]
@@ -76,10 +86,12 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
     cdef int zone_hits[2]
     cdef int queen_in_zone[2]
     cdef int unstoppable[2]         # plies until the first unstoppable pawn queens
-    cdef int c, them, pt, sq, piece, n, f, r, stop, w, d, danger, pct, mg, eg, phase, i, score, strong
+    cdef int c, them, pt, sq, piece, n, f, r, stop, w, d, danger, pct, mg, eg, phase, score, strong, scale
     cdef Bitboard b, att, area, zone, ring, occ_x, safe, rl, bl, path
     cdef bint whole
-    memset(t, 0, sizeof(EvalTerms))
+    if TermSink is ScoreSums:
+        t = &own_sums
+    memset(t, 0, sizeof(t[0]))
 
     for c in range(2):
         ksq[c] = lsb(pos.pieces[c][KING]) if pos.pieces[c][KING] else 0
@@ -95,46 +107,44 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
     phase = 0
     for c in range(2):
         for pt in range(1, 6):
-            t.mg[T_MATERIAL][c] += cnt[c * 8 + pt] * PIECE_MG[pt]
-            t.eg[T_MATERIAL][c] += cnt[c * 8 + pt] * PIECE_EG[pt]
+            add_term(t, T_MATERIAL, c, cnt[c * 8 + pt] * PIECE_MG[pt], cnt[c * 8 + pt] * PIECE_EG[pt])
             phase += cnt[c * 8 + pt] * PHASE_WEIGHT[pt]
     if phase > PHASE_MAX:
         phase = PHASE_MAX
-    t.phase = phase
 
-    # Piece-square tables.
+    # Piece-square tables of pawns and kings; the pieces' come with their mobility below. By
+    # bitboard, the table row is known without reading the board (a load less on the chain).
     for c in range(2):
-        b = pos.pieces[c][0]
+        piece = c * 8 + PAWN
+        b = pos.pieces[c][PAWN]
         while b:
             sq = lsb(b)
             b &= b - 1
-            piece = pos.board[sq]
-            t.mg[T_PSQT][c] += PSQ_MG[piece][sq]
-            t.eg[T_PSQT][c] += PSQ_EG[piece][sq]
+            add_term(t, T_PSQT, c, PSQ_MG[piece][sq], PSQ_EG[piece][sq])
+        if pos.pieces[c][KING]:
+            add_term(t, T_PSQT, c, PSQ_MG[c * 8 + KING][ksq[c]], PSQ_EG[c * 8 + KING][ksq[c]])
 
     # Pawn structure and blocked pawns (rams come from the pawn table; pieces in the way do not).
     for c in range(2):
-        t.mg[T_PAWNS][c] = pe.structure_mg[c]
-        t.eg[T_PAWNS][c] = pe.structure_eg[c]
+        add_term(t, T_PAWNS, c, pe.structure_mg[c], pe.structure_eg[c])
     b = (pos.pieces[WHITE][PAWN] << 8) & occ & ~all_pawns
     n = popcount(b)
-    t.mg[T_BLOCKED][WHITE] = pe.rams_mg[WHITE] - n * PIECE_BLOCKED_MG
-    t.eg[T_BLOCKED][WHITE] = pe.rams_eg[WHITE] - n * PIECE_BLOCKED_EG
-    t.mg[T_BLOCKED][WHITE] -= CENTRE_HOME_BLOCKED_MG * popcount(pos.pieces[WHITE][PAWN] & 0x1800ULL & (occ >> 8))
+    add_term(t, T_BLOCKED, WHITE, pe.rams_mg[WHITE] - n * PIECE_BLOCKED_MG - CENTRE_HOME_BLOCKED_MG * popcount(
+        pos.pieces[WHITE][PAWN] & 0x1800ULL & (occ >> 8)), -n * PIECE_BLOCKED_EG)
     b = (pos.pieces[BLACK][PAWN] >> 8) & occ & ~all_pawns
     n = popcount(b)
-    t.mg[T_BLOCKED][BLACK] = pe.rams_mg[BLACK] - n * PIECE_BLOCKED_MG
-    t.eg[T_BLOCKED][BLACK] = pe.rams_eg[BLACK] - n * PIECE_BLOCKED_EG
-    t.mg[T_BLOCKED][BLACK] -= CENTRE_HOME_BLOCKED_MG * popcount(
-        pos.pieces[BLACK][PAWN] & 0x0018000000000000ULL & (occ << 8))
+    add_term(t, T_BLOCKED, BLACK, pe.rams_mg[BLACK] - n * PIECE_BLOCKED_MG - CENTRE_HOME_BLOCKED_MG * popcount(
+        pos.pieces[BLACK][PAWN] & 0x0018000000000000ULL & (occ << 8)), -n * PIECE_BLOCKED_EG)
 
-    # Pieces: mobility, attacks on the enemy king zone, tropism, rooks, outposts, trapped pieces.
+    # Pieces: piece-square tables, mobility, attacks on the enemy king zone, tropism, rooks, outposts,
+    # trapped pieces.
     for c in range(2):
         them = c ^ 1
         area = ~(pos.pieces[c][PAWN] | pos.pieces[c][KING] | pe.attacks[them])
         zone = KING_ZONE[them][ksq[them]]
         ring = KING_ATTACKS[ksq[them]]
         for pt in range(KNIGHT, KING):
+            piece = c * 8 + pt
             b = pos.pieces[c][pt]
             if pt == BISHOP:
                 occ_x = occ ^ pos.pieces[c][QUEEN]                          # x-ray through own queen
@@ -154,57 +164,50 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
                 else:
                     att = rook_attacks(sq, occ) | bishop_attacks(sq, occ)
                 attacked_by[c][pt] |= att
+                add_term(t, T_PSQT, c, PSQ_MG[piece][sq], PSQ_EG[piece][sq])
                 n = popcount(att & area)
-                t.mg[T_MOBILITY][c] += MOB_MG[pt][n]
-                t.eg[T_MOBILITY][c] += MOB_EG[pt][n]
+                add_term(t, T_MOBILITY, c, MOB_MG[pt][n], MOB_EG[pt][n])
                 if att & zone:
                     zone_count[them] += 1
                     zone_weight[them] += ATTACK_WEIGHT[pt]
                     zone_hits[them] += popcount(att & ring)
                     if pt == QUEEN:
                         queen_in_zone[them] = 1
-                t.mg[T_TROPISM][c] += TROPISM_WEIGHT[pt] * (7 - DIST[sq][ksq[them]])
+                add_term(t, T_TROPISM, c, TROPISM_WEIGHT[pt] * (7 - DIST[sq][ksq[them]]), 0)
                 r = relative_rank(c, sq)
                 if pt == ROOK:
                     f = sq & 7
                     if (pe.half_open[c] >> f) & 1:
                         if (pe.half_open[them] >> f) & 1:
-                            t.mg[T_ROOKS][c] += ROOK_OPEN_MG
-                            t.eg[T_ROOKS][c] += ROOK_OPEN_EG
+                            add_term(t, T_ROOKS, c, ROOK_OPEN_MG, ROOK_OPEN_EG)
                         else:
-                            t.mg[T_ROOKS][c] += ROOK_HALF_OPEN_MG
-                            t.eg[T_ROOKS][c] += ROOK_HALF_OPEN_EG
+                            add_term(t, T_ROOKS, c, ROOK_HALF_OPEN_MG, ROOK_HALF_OPEN_EG)
                     if r == 6 and (relative_rank(c, ksq[them]) == 7
                                    or (pos.pieces[them][PAWN] & RANK_BB[6 if c == WHITE else 1])):
-                        t.mg[T_ROOKS][c] += ROOK_SEVENTH_MG
-                        t.eg[T_ROOKS][c] += ROOK_SEVENTH_EG
+                        add_term(t, T_ROOKS, c, ROOK_SEVENTH_MG, ROOK_SEVENTH_EG)
                     # A rook shut in the corner by its own king, which walked instead of castling.
                     if r == 0 and relative_rank(c, ksq[c]) == 0 and n <= 3:
                         d = ksq[c] & 7
                         if (d >= 5 and f > d) or (1 <= d <= 3 and f < d):
                             w = 2 if (pos.states[pos.ply].castling & (3 << (2 * c))) == 0 else 1
-                            t.mg[T_TRAPPED][c] -= w * TRAPPED_ROOK_MG
-                            t.eg[T_TRAPPED][c] -= w * TRAPPED_ROOK_EG
+                            add_term(t, T_TRAPPED, c, -w * TRAPPED_ROOK_MG, -w * TRAPPED_ROOK_EG)
                 elif pt == KNIGHT or pt == BISHOP:
                     if (3 <= r <= 5 and (pe.attacks[c] & square_bb(sq))
                             and (pe.span[them] & square_bb(sq)) == 0):
                         if pt == KNIGHT:
-                            t.mg[T_OUTPOSTS][c] += KNIGHT_OUTPOST_MG
-                            t.eg[T_OUTPOSTS][c] += KNIGHT_OUTPOST_EG
+                            add_term(t, T_OUTPOSTS, c, KNIGHT_OUTPOST_MG, KNIGHT_OUTPOST_EG)
                         else:
-                            t.mg[T_OUTPOSTS][c] += BISHOP_OUTPOST_MG
-                            t.eg[T_OUTPOSTS][c] += BISHOP_OUTPOST_EG
+                            add_term(t, T_OUTPOSTS, c, BISHOP_OUTPOST_MG, BISHOP_OUTPOST_EG)
                     if r >= 5:
                         w = trapped_minor(pos, c, pt, sq ^ (56 * c))
-                        t.mg[T_TRAPPED][c] -= w
-                        t.eg[T_TRAPPED][c] -= w
+                        add_term(t, T_TRAPPED, c, -w, -w)
         attacked[c] = (attacked_by[c][PAWN] | attacked_by[c][KNIGHT] | attacked_by[c][BISHOP]
                        | attacked_by[c][ROOK] | attacked_by[c][QUEEN] | attacked_by[c][KING])
 
     # King safety of each colour's own king (a penalty, so these numbers are <= 0).
     for c in range(2):
         them = c ^ 1
-        mg = king_shelter(pos, c, ksq[c])
+        mg = pawn_shelter(pe, pos, c, ksq[c])
         danger = 0
         if zone_count[c] >= 2 or queen_in_zone[c]:
             danger = zone_weight[c] * ATTACKER_PERCENT[zone_count[c] if zone_count[c] < 7 else 7] // 100
@@ -227,8 +230,7 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
             danger //= 2
         if danger > DANGER_MAX:
             danger = DANGER_MAX
-        t.mg[T_KING][c] = mg - danger
-        t.eg[T_KING][c] = -(danger // 8)
+        add_term(t, T_KING, c, mg - danger, -(danger // 8))
 
     # Passed pawns.
     for c in range(2):
@@ -238,22 +240,20 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
             sq = lsb(b)
             b &= b - 1
             r = relative_rank(c, sq)
-            t.mg[T_PASSED][c] += PASSED_MG[r]
-            t.eg[T_PASSED][c] += PASSED_EG[r]
+            add_term(t, T_PASSED, c, PASSED_MG[r], PASSED_EG[r])
             stop = sq + 8 if c == WHITE else sq - 8
             path = FORWARD_FILE[c][sq]
             w = PASSED_WEIGHT[r]
             if w:
                 d = DIST[ksq[them]][stop]
-                t.eg[T_PASSED][c] += (PASSED_ENEMY_KING_EG * (d if d < 5 else 5)
-                                      - PASSED_OWN_KING_EG * DIST[ksq[c]][stop]) * w
+                add_term(t, T_PASSED, c, 0, (PASSED_ENEMY_KING_EG * (d if d < 5 else 5)
+                                             - PASSED_OWN_KING_EG * DIST[ksq[c]][stop]) * w)
                 if (path & occ) == 0:
-                    t.mg[T_PASSED][c] += PASSED_FREE_MG * w
-                    t.eg[T_PASSED][c] += PASSED_FREE_EG * w
+                    add_term(t, T_PASSED, c, PASSED_FREE_MG * w, PASSED_FREE_EG * w)
                     if (path & attacked[them]) == 0:
-                        t.eg[T_PASSED][c] += PASSED_SAFE_PATH_EG * w
+                        add_term(t, T_PASSED, c, 0, PASSED_SAFE_PATH_EG * w)
                     elif (square_bb(stop) & attacked[them]) == 0:
-                        t.eg[T_PASSED][c] += PASSED_SAFE_STOP_EG * w
+                        add_term(t, T_PASSED, c, 0, PASSED_SAFE_STOP_EG * w)
             # Rule of the square, when the enemy has only king and pawns.
             if (cnt[them * 8 + KNIGHT] + cnt[them * 8 + BISHOP] + cnt[them * 8 + ROOK] + cnt[them * 8 + QUEEN] == 0
                     and (path & pos.pieces[c][0]) == 0):
@@ -266,64 +266,64 @@ cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nog
                         unstoppable[c] = n
     for c in range(2):
         if unstoppable[c] < 1000 and unstoppable[c] + 2 < unstoppable[c ^ 1]:
-            t.eg[T_PASSED][c] += UNSTOPPABLE_EG
+            add_term(t, T_PASSED, c, 0, UNSTOPPABLE_EG)
 
     # Bishop pair.
     for c in range(2):
         if (pos.pieces[c][BISHOP] & DARK_SQUARES) and (pos.pieces[c][BISHOP] & ~DARK_SQUARES):
-            t.mg[T_BISHOP_PAIR][c] = BISHOP_PAIR_MG
-            t.eg[T_BISHOP_PAIR][c] = BISHOP_PAIR_EG
+            add_term(t, T_BISHOP_PAIR, c, BISHOP_PAIR_MG, BISHOP_PAIR_EG)
 
     # Mating knowledge against a bare king.
     for c in range(2):
         if pos.pieces[c ^ 1][0] == pos.pieces[c ^ 1][KING] and pos.pieces[c][0] != pos.pieces[c][KING]:
             d = endgame_bonus(pos, c, cnt)
-            t.mg[T_ENDGAME][c] = d
-            t.eg[T_ENDGAME][c] = d
+            add_term(t, T_ENDGAME, c, d, d)
 
     for c in range(2):
         add_threats(pos, t, c, attacked, attacked_by, occ)
 
-    t.mg[T_TEMPO][pos.side] = TEMPO_MG
-    t.eg[T_TEMPO][pos.side] = TEMPO_EG
+    add_term(t, T_TEMPO, pos.side, TEMPO_MG, TEMPO_EG)
 
     # Scales (percent), then the tapered sum.
     for c in range(2):
-        apply_scale(t, T_PAWNS, c, ev.pscale)
-        apply_scale(t, T_BLOCKED, c, ev.bscale)
-        apply_scale(t, T_PASSED, c, ev.ppscale)
-        apply_scale(t, T_TROPISM, c, ev.tropism)
+        scale_term(t, T_PAWNS, c, ev.pscale)
+        scale_term(t, T_BLOCKED, c, ev.bscale)
+        scale_term(t, T_PASSED, c, ev.ppscale)
+        scale_term(t, T_TROPISM, c, ev.tropism)
         pct = ev.kscale
         if c != ev.engine_side:
             pct = pct * (100 + ev.asymmetry) // 100
-        apply_scale(t, T_KING, c, pct)
-    mg = eg = 0
-    for i in range(N_TERMS):
-        mg += t.mg[i][WHITE] - t.mg[i][BLACK]
-        eg += t.eg[i][WHITE] - t.eg[i][BLACK]
+        scale_term(t, T_KING, c, pct)
+    net_for_white(t, &mg, &eg)
     score = taper(mg, eg, phase)
-    t.unscaled = score
     # The scale factor belongs to the side ahead in the endgame part. Drawn material shrinks the
     # whole score (0 is a dead draw); opposite bishops shrink only the endgame part, so with
     # queens and rooks still on, an attack keeps its value.
     strong = WHITE if eg > 0 or (eg == 0 and score > 0) else BLACK
-    t.scale = scale_factor(pos, strong, cnt, &whole)
-    if t.scale == 0:
+    scale = scale_factor(pos, strong, cnt, &whole)
+    if TermSink is EvalTerms:
+        t.phase = phase
+        t.unscaled = score
+        t.scale = scale
+    if scale == 0:
         score = 0
-    elif t.scale != SCALE_NORMAL:
+    elif scale != SCALE_NORMAL:
         if whole:
-            score = score * t.scale // SCALE_NORMAL
+            score = score * scale // SCALE_NORMAL
         else:
-            score = taper(mg, eg * t.scale // SCALE_NORMAL, phase)
+            score = taper(mg, eg * scale // SCALE_NORMAL, phase)
     if score > EVAL_LIMIT:
         score = EVAL_LIMIT
     elif score < -EVAL_LIMIT:
         score = -EVAL_LIMIT
-    t.score = score
+    if TermSink is EvalTerms:
+        t.score = score
     return score
 
 
-include "eval_pieces.pxi"
+cdef int evaluate_terms(Position* pos, EvalState* ev, EvalTerms* t) noexcept nogil:
+    """Fill t with every term per colour and return the final score from White's view."""
+    return evaluate_into(pos, ev, t)
 
 
 cdef enum:
@@ -343,12 +343,16 @@ cdef inline uint64_t settings_key(EvalState* ev) noexcept nogil:
     return packed * 0x9E3779B97F4A7C15ULL
 
 
+cdef inline int evaluate_uncached(Position* pos, EvalState* ev) noexcept nogil:
+    """The final score from White's view, computed afresh (what the evaluation cache keeps)."""
+    return evaluate_into(pos, ev, <ScoreSums*>NULL)
+
+
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     """Centipawns from the side to move's point of view (negamax convention). The search meets
     the same position many times (transpositions, the quiescence search after a null window):
     a small table per thread keeps each score, which depends only on the position (its key has
     the pieces, side, castling and e.p. square) and on the settings mixed into the key."""
-    cdef EvalTerms t
     cdef int score
     cdef uint64_t key = pos.states[pos.ply].key ^ settings_key(ev)
     cdef EvalCacheEntry* slot
@@ -357,11 +361,11 @@ cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
         if slot.key == key:
             score = slot.score
         else:
-            score = evaluate_terms(pos, ev, &t)
+            score = evaluate_uncached(pos, ev)
             slot.key = key
             slot.score = score
     else:
-        score = evaluate_terms(pos, ev, &t)
+        score = evaluate_uncached(pos, ev)
     return score if pos.side == WHITE else -score
 
 
@@ -421,14 +425,19 @@ cdef void eval_state_free(EvalState* ev) noexcept nogil:
     ev.eval_cache_mask = 0
 
 
-cdef long long bench_loop(Position** positions, int count, long repetitions, EvalState* ev) noexcept nogil:
-    """Evaluate every position repetitions times; returns a checksum so nothing is optimised away."""
+cdef long long bench_loop(Position** positions, int count, long repetitions, EvalState* ev,
+                          bint cached) noexcept nogil:
+    """Evaluate every position repetitions times, through the evaluation cache or computing every
+    score afresh; returns a checksum so nothing is optimised away."""
     cdef long r
     cdef int i
     cdef long long total = 0
     for r in range(repetitions):
         for i in range(count):
-            total += evaluate(positions[i], ev)
+            if cached:
+                total += evaluate(positions[i], ev)
+            else:
+                total += evaluate_uncached(positions[i], ev)
     return total
 
 
@@ -538,8 +547,10 @@ cdef class Evaluator:
         evaluate_terms(board.pos, &self.state, &t)
         return t.phase
 
-    def benchmark(self, boards: list, long repetitions = 1000) -> float:
-        """Average nanoseconds per evaluate() call over the boards, timed in C without the GIL."""
+    def benchmark(self, boards: list, long repetitions = 1000, bint cached = True) -> float:
+        """Average nanoseconds per evaluate() call over the boards, timed in C without the GIL.
+        With cached false every score is computed afresh, bypassing the evaluation cache (which
+        otherwise answers every pass after the first)."""
         cdef int count = len(boards)
         cdef Position** positions
         cdef clock_t start, stop
@@ -554,7 +565,7 @@ cdef class Evaluator:
                 positions[i] = (<Board?>board).pos
             with nogil:
                 start = clock()
-                checksum = bench_loop(positions, count, repetitions, &self.state)
+                checksum = bench_loop(positions, count, repetitions, &self.state, cached)
                 stop = clock()
         finally:
             free(positions)

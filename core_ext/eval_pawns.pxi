@@ -54,7 +54,7 @@ cdef inline void fill_pawn_entry(PawnEntry* e, Position* pos) noexcept nogil:
         e.structure_mg[c] = mg
         e.structure_eg[c] = eg
         e.rams_mg[c] = rmg
-        e.rams_eg[c] = 0
+        e.shelter_key[c] = NO_SHELTER
 
 
 cdef inline PawnEntry* probe_pawns(Position* pos, EvalState* ev, PawnEntry* scratch) noexcept nogil:

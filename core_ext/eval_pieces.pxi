@@ -1,6 +1,6 @@
 # Included by eval_main.pxi (part of core.pyx, the core's one C unit: these are its threat, scale and trapped-piece helpers of evaluate_terms); the names are module-level there.
 
-cdef inline void add_threats(Position* pos, EvalTerms* t, int c, Bitboard* attacked, Bitboard (*attacked_by)[7],
+cdef inline void add_threats(Position* pos, TermSink* t, int c, Bitboard* attacked, Bitboard (*attacked_by)[7],
                              Bitboard occ) noexcept nogil:
     """The threats colour c makes: enemy pieces its pawns or lesser pieces attack, enemy pieces and
     pawns it attacks that nothing defends, and safe pawn pushes that would attack a piece."""
@@ -30,17 +30,10 @@ cdef inline void add_threats(Position* pos, EvalTerms* t, int c, Bitboard* attac
     add_threat(t, c, pawn_attacks_of(c, safe) & (minors | majors), THREAT_PAWN_PUSH_MG, THREAT_PAWN_PUSH_EG)
 
 
-cdef inline void add_threat(EvalTerms* t, int c, Bitboard targets, int mg, int eg) noexcept nogil:
+cdef inline void add_threat(TermSink* t, int c, Bitboard targets, int mg, int eg) noexcept nogil:
     """Credit colour c with mg / eg for each target of one kind of threat."""
     cdef int n = popcount(targets)
-    t.mg[T_THREATS][c] += n * mg
-    t.eg[T_THREATS][c] += n * eg
-
-
-cdef inline void apply_scale(EvalTerms* t, int term, int c, int pct) noexcept nogil:
-    if pct != 100:
-        t.mg[term][c] = t.mg[term][c] * pct // 100
-        t.eg[term][c] = t.eg[term][c] * pct // 100
+    add_term(t, T_THREATS, c, n * mg, n * eg)
 
 
 cdef inline int trapped_minor(Position* pos, int c, int pt, int rsq) noexcept nogil:
