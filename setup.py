@@ -48,8 +48,8 @@ def compile_flags() -> list:
 
 
 # What the instrumented core runs for a profile-guided build: searches of varied positions
-# (opening, middlegame with both kings attacked, endgames), as bench does; the core alone, so
-# the build environment needs nothing but python-chess (the Zobrist keys come from it).
+# (opening, middlegame with both kings attacked, endgames), as bench does, and two perfts; the
+# core alone, so the build environment needs nothing but python-chess (the Zobrist keys).
 PROFILE_TRAINING = """
 import importlib.machinery, importlib.util, sys
 spec = importlib.util.spec_from_file_location("ponderosa.core_ext.core", sys.argv[1],
@@ -74,6 +74,9 @@ for fen in [
         search.iterate(plies)
         if search.stopped:
             break
+for fen, depth in [("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 5),
+                   ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 4)]:
+    core.Board(fen).perft(depth)   # perft (and the console's perf) use the generator on their own
 """
 
 
