@@ -114,8 +114,10 @@ class XBoardEngine:
         self.last_move_at = 0.0
         self.last_line_at = 0.0
         self._tracking = True
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        for reader in self._readers:
+            reader.start()
 
     # -- pipes ------------------------------------------------------------------
 
@@ -362,6 +364,16 @@ class XBoardEngine:
     def close(self) -> None:
         if self.alive():
             self.quit(timeout=3.0)
+        if self.alive():
+            self.process.kill()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        # The readers end at the pipes' end; closing a pipe under a reader still in it would
+        # make it read a closed file (EBADF).
+        for reader in self._readers:
+            reader.join(timeout=5)
         for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
                 if pipe is not None:
