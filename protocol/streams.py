@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import signal
 import sys
@@ -61,17 +62,47 @@ def tolerate_bad_bytes(*streams: TextIO) -> None:
                 pass   # already read from: keep the stream as it is
 
 
+LOG_FILE_LIMIT = 16 << 20   # bytes of ponderosa.log before it becomes ponderosa.log.1
+
+
+def file_size(stream: TextIO) -> int:
+    """Bytes in stream's file (not tell(): that would flush, and a flush that fails belongs to
+    the write's own error handling); 0 when it cannot be told."""
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError):
+        return 0
+
+
 class _LogFile(logging.FileHandler):
     """The protocol log: a write that fails (a full disk) is told once on standard error rather
-    than as a traceback for every line, and the engine plays on."""
+    than as a traceback for every line, and the engine plays on. Past LOG_FILE_LIMIT the file
+    is renamed to FILE.1 (replacing the one before) and a new one begun, so an engine left
+    running for weeks with the log on keeps at most twice the limit (a game writes about 25 KB)."""
 
     failing = False
+    limit = LOG_FILE_LIMIT
 
     def emit(self, record: logging.LogRecord) -> None:
         self.failing_now = False
+        if self.stream is not None and file_size(self.stream) >= self.limit:
+            self._start_afresh()
         super().emit(record)
         if not self.failing_now:
             self.failing = False
+
+    def _start_afresh(self) -> None:
+        """Keep the full file as FILE.1 (one rename, so nothing is half written) and open a new one."""
+        self.acquire()
+        try:
+            stream, self.stream = self.stream, None   # emit opens the file again, empty now
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
+            with contextlib.suppress(OSError):   # if the rename fails the log goes on in the same file
+                os.replace(self.baseFilename, self.baseFilename + ".1")
+        finally:
+            self.release()
 
     def handleError(self, record: logging.LogRecord) -> None:
         self.failing_now = True
