@@ -7,7 +7,7 @@ import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import chess
 
@@ -26,13 +26,8 @@ from ponderosa.engine.bench import (
     run_bench,
     run_suite,
 )
-from ponderosa.engine.book.export import export_polyglot
-from ponderosa.engine.book.opening_book import (
-    LARGE_BOOK_NAME,
-    START_BOOK_NAME,
-    BookProbe,
-    OpeningBook,
-)
+from ponderosa.engine.book.maintenance import BookMaintenance
+from ponderosa.engine.book.opening_book import BookProbe, OpeningBook
 from ponderosa.engine.book.select import BookDecision
 from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.ics import IcsSettings
@@ -48,9 +43,6 @@ from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import MAX_THREADS, HelperPool, SearchWorker
 from ponderosa.engine.write_errors import WriteErrors
-
-if TYPE_CHECKING:   # the builder (and numpy under it) is imported only when a book is built
-    from ponderosa.engine.book.build import BuildReport, Progress
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
@@ -103,6 +95,7 @@ class Engine:
         self.write_errors = WriteErrors()   # files that cannot be written (a full disk): told once
         self.learned = open_learned_store()
         self.book = OpeningBook(self.learned)
+        self.book_files = BookMaintenance(self.book)   # book create, merge, export, user values
         self.book_messages = self.book.open_defaults()   # files that could not be used, for the user
         # .lrn files beside the learned data
         self.learner = Learner(self.learned, self.book, Path.cwd(), self.write_errors)
@@ -384,52 +377,6 @@ class Engine:
     def book_decision(self) -> BookDecision | None:
         """Every book move of the position with its statistics and chances (show book, bk, bstat)."""
         return self.book.decide(self.board)
-
-    def create_book(self, pgn_paths: list[str], max_moves: int, min_games: int = 1, win_percent: float = 0.0,
-                    progress: Progress | None = None, out_path: str = LARGE_BOOK_NAME) -> BuildReport:
-        """Crafty's `book create`: build the large book from PGN into out_path and use it."""
-        from ponderosa.engine.book.build import create_book
-        report = create_book(pgn_paths, out_path, max_moves, min_games, win_percent, progress)
-        self.book.use_book(out_path)
-        return report
-
-    def add_to_book(self, pgn_paths: list[str], progress: Progress | None = None,
-                    book_path: str = LARGE_BOOK_NAME) -> BuildReport:
-        """Terra's "add more games": the games' counts are added to the book, which is reopened."""
-        slots = self.book.close_slot_if(book_path)
-        try:
-            from ponderosa.engine.book.build import add_to_book
-            return add_to_book(book_path, pgn_paths, progress)
-        finally:
-            if slots or book_path == LARGE_BOOK_NAME:
-                self.book.use_book(book_path)
-
-    def create_start_book(self, pgn_paths: list[str], max_moves: int,
-                          out_path: str = START_BOOK_NAME) -> BuildReport:
-        """Crafty's `books create`: the start book with its !, ? and {play nn%} marks."""
-        from ponderosa.engine.book.build import create_start_book
-        report = create_start_book(pgn_paths, out_path, max_moves)
-        self.book.use_start_book(out_path)
-        return report
-
-    def merge_books(self, first: str, second: str, out_path: str) -> BuildReport:
-        """Terra's book merge: counts summed into out_path (used at once if it is a current book)."""
-        slots = self.book.close_slot_if(out_path)
-        try:
-            from ponderosa.engine.book.build import merge_books
-            return merge_books(first, second, out_path)
-        finally:
-            for slot in slots:
-                (self.book.use_book if slot == "large" else self.book.use_start_book)(out_path)
-
-    def export_polyglot(self, path: str) -> int:
-        """The book as a Polyglot file, weighted by the current selection settings."""
-        return export_polyglot(self.book, path)
-
-    def import_user_values(self, pgn_paths: list[str]) -> int:
-        """Terra's user-set values in bulk from move NAGs (the last NAG for a move wins)."""
-        from ponderosa.engine.book.build import read_nag_values
-        return self.learned.set_user_values(read_nag_values(pgn_paths))
 
     def last_move_key(self) -> tuple[int, str]:
         """(key of the position before the last move, that move): what bookeval sets a value on."""

@@ -543,7 +543,7 @@ def test_learning_survives_a_book_rebuild(workdir: Path) -> None:
     play_learning_game(engine, opponent)
     before = engine.learned.dump()["book_learning"]
     assert before
-    engine.create_book([str(workdir / "paper.pgn")], 60)
+    engine.book_files.create_book([str(workdir / "paper.pgn")], 60)
     assert engine.learned.dump()["book_learning"] == before
     assert learned_value(engine, AFTER_3_A6, "b1c3") < 0
     engine.new_game()

@@ -39,7 +39,7 @@ def _book_create(console: Console, args: list[str]) -> None:
     max_moves = positive_int(args[1:2], usage)
     min_games = positive_int(args[2:3], usage) if len(args) > 2 else 1
     win_percent = number_argument(args[3], usage) if len(args) > 3 else 0.0
-    report = console.engine.create_book([args[0]], max_moves, min_games, win_percent, _progress(console))
+    report = console.engine.book_files.create_book([args[0]], max_moves, min_games, win_percent, _progress(console))
     _end_progress(console)
     _report(console, report)
 
@@ -47,7 +47,7 @@ def _book_create(console: Console, args: list[str]) -> None:
 def _book_add(console: Console, args: list[str]) -> None:
     if not args:
         raise CommandError("usage: book add FILE [FILE...]")
-    report = console.engine.add_to_book(args, _progress(console))
+    report = console.engine.book_files.add_to_book(args, _progress(console))
     _end_progress(console)
     _report(console, report)
 
@@ -55,7 +55,7 @@ def _book_add(console: Console, args: list[str]) -> None:
 def _book_merge(console: Console, args: list[str]) -> None:
     if len(args) != 3:
         raise CommandError("usage: book merge BOOK1 BOOK2 OUT")
-    _report(console, console.engine.merge_books(*args))
+    _report(console, console.engine.book_files.merge_books(*args))
 
 
 def _book_random(console: Console, args: list[str]) -> None:
@@ -93,7 +93,7 @@ def _book_polyglot(console: Console, args: list[str]) -> None:
 def _book_export(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: book export FILE.bin")
-    entries = console.engine.export_polyglot(args[0])
+    entries = console.engine.book_files.export_polyglot(args[0])
     console.say(f"wrote {entries} Polyglot entries to {args[0]}")
 
 
@@ -102,7 +102,7 @@ def cmd_books(console: Console, args: list[str]) -> None:
     if len(args) != 3 or args[0].lower() != "create":
         raise CommandError(f"usage: {usage}")
     try:
-        report = console.engine.create_start_book([args[1]], positive_int(args[2:3], usage))
+        report = console.engine.book_files.create_start_book([args[1]], positive_int(args[2:3], usage))
     except BookFileError as error:
         raise CommandError(str(error)) from error
     _report(console, report)
@@ -131,7 +131,7 @@ def cmd_bookeval(console: Console, args: list[str]) -> None:
         raise CommandError("usage: bookeval 0..100|!!|!|!?|?!|?|clear  or  bookeval FILE.pgn")
     try:
         if Path(args[0]).is_file():
-            count = console.engine.import_user_values([args[0]])
+            count = console.engine.book_files.import_user_values([args[0]])
             console.say(f"{count} user-set values read from {args[0]}")
             return
         value = parse_bookeval(args[0])
