@@ -58,7 +58,7 @@ core = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(core)
 table, evaluator = core.TranspositionTable(16 << 20), core.Evaluator()
 search = core.Search(table, evaluator)
-for fen in [
+positions = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
     "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 8",
@@ -66,7 +66,8 @@ for fen in [
     "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
     "8/8/4kpp1/3p1b2/p6P/2B5/6P1/6K1 b - - 0 47",
     "6k1/5p2/6p1/8/7p/8/6PP/6K1 b - - 0 1",
-]:
+]
+for fen in positions:
     table.wipe(); evaluator.clear(); search.clear(); search.clear_stop()
     search.set_limits(node_limit=600_000)   # about bench's nodes over the seven
     search.set_position(core.Board(fen))
@@ -74,8 +75,7 @@ for fen in [
         search.iterate(plies)
         if search.stopped:
             break
-for fen, depth in [("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 5),
-                   ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 4)]:
+for fen, depth in [(positions[0], 5), (positions[1], 4)]:   # the start position and Kiwipete
     core.Board(fen).perft(depth)   # perft (and the console's perf) use the generator on their own
 """
 
@@ -94,18 +94,18 @@ class ProfileGuidedBuild(build_ext):
         if not wanted or core is None:
             super().build_extensions()
             return
-        plain_compile, plain_link = list(core.extra_compile_args), list(core.extra_link_args)
         self.force = True   # the core's object is compiled twice, with different flags
         try:
-            core.extra_compile_args = plain_compile + self.profile_flags(core)
+            profile = self.profile_flags(core)
         except Exception as error:   # noqa: BLE001 (any failure: the usual build instead)
             print(f"PONDEROSA_PGO: no profile ({error}); building the core the usual way", file=sys.stderr)
-            core.extra_compile_args = plain_compile
-        core.extra_link_args = plain_link
+            profile = []
+        core.extra_compile_args = core.extra_compile_args + profile
         super().build_extensions()
 
     def profile_flags(self, core: Extension) -> list:
-        """Build core instrumented and train it; the flags that build it with the profile."""
+        """Build core instrumented and train it; the flags that build it with the profile. Core's
+        own flags are as they were when it returns or raises."""
         profile_dir = Path(self.build_temp).resolve() / "pgo-profile"
         shutil.rmtree(profile_dir, ignore_errors=True)
         plain_compile, plain_link = list(core.extra_compile_args), list(core.extra_link_args)

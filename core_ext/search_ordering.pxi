@@ -135,8 +135,9 @@ cdef inline void prefetch_child(SearchState* s, Move m) noexcept nogil:
     """Start loading the table bucket of the position after m before the move is made: the
     child probes it first thing, and the load from memory takes longer than making the move.
     The key is the usual one (piece moved, piece taken, side, e.p. square gone); castling
-    rights, promotions and e.p. captures are left out, so for those a wrong bucket is loaded,
-    which only wastes the prefetch."""
+    rights, promotions, e.p. captures and a double push's new e.p. square are left out, so for
+    those a wrong bucket is loaded, which only wastes the prefetch (the search prefetches the
+    exact key again once the move is made)."""
     cdef Position* pos = &s.pos
     cdef StateInfo* st = &pos.states[pos.ply]
     cdef int frm = move_from(m), to = move_to(m)

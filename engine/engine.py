@@ -32,8 +32,9 @@ from ponderosa.engine.book.select import BookDecision
 from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learning.learner import Learner
-from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD_RANGE, LEARN_POSITION, SearchSample
+from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
 from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
+from ponderosa.engine.limits import DEMOTE_THRESHOLD_RANGE, MAX_THREADS
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.pending import AppliedSettings, PendingSettings
@@ -41,7 +42,7 @@ from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition
-from ponderosa.engine.worker import MAX_THREADS, HelperPool, SearchWorker
+from ponderosa.engine.worker import HelperPool, SearchWorker
 from ponderosa.engine.write_errors import WriteErrors
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024

@@ -1,5 +1,5 @@
 """The defaults and ranges of the engine's settings that the GUIs are told about before the engine
-has loaded: the protocols' handshake (protocol/handshake.py) lists them from here, and the engine's
+has loaded: the XBoard handshake (protocol/xboard/features.py) lists them from here, and the engine's
 modules take them from here, so both always agree. Nothing here may import anything heavy."""
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ponderosa.core_ext import syzygy
 from ponderosa.core_ext.board import Board
-from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH, PROBE_DEPTH_RANGE  # noqa: F401 (used by callers too)
+from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH
 
 DEFAULT_CACHE_BYTES = 4 << 20
 MATE_VALUE = 3                      # a root move that mates at once beats every table result

@@ -16,7 +16,7 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import Search
 from ponderosa.core_ext.tt import TranspositionTable
-from ponderosa.engine.limits import MAX_THREADS  # noqa: F401 (imported from here by callers)
+from ponderosa.engine.limits import MAX_THREADS
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 
 log = logging.getLogger(__name__)

@@ -72,10 +72,10 @@ def relay(source: BinaryIO, sink: BinaryIO, answer_features: bool = True) -> Non
     handshake_only = True  # nothing but handshake lines so far
     with source, sink:
         for line in source:
-            words = line.split(maxsplit=1)
+            words = line.split()
             word = words[0] if words else b""
             if handshake_only and answered and word == b"ping" and answer_features:
-                os.write(1, b" ".join([b"pong", *line.split()[1:2]]) + b"\n")
+                os.write(1, b" ".join([b"pong", *words[1:2]]) + b"\n")
                 continue
             if word and word not in HANDSHAKE:
                 handshake_only = False

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD
+from ponderosa.engine.limits import DEMOTE_THRESHOLD
 
 FLAG_GOOD = 1   # Crafty's "!"
 FLAG_BAD = 2    # Crafty's "?"

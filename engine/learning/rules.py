@@ -17,7 +17,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ponderosa.engine.limits import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE  # noqa: F401 (the rules' own)
+from ponderosa.engine.limits import DEMOTE_THRESHOLD
 
 # Crafty's `learn N` bitmask.
 LEARN_BOOK, LEARN_POSITION, LEARN_RESULT = 1, 2, 4

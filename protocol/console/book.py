@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Callable
 from ponderosa.engine.book.file import BookFileError
 from ponderosa.engine.book.opening_book import book_table
 from ponderosa.engine.learning.learner import LearnFileError
-from ponderosa.engine.learning.rules import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE
 from ponderosa.engine.learning.store import LearnedStoreError, parse_bookeval
+from ponderosa.engine.limits import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE
 from ponderosa.protocol.console.commands import Command, CommandError, number_argument, on_off, positive_int
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ponderosa.engine.worker import MAX_THREADS
+from ponderosa.engine.limits import MAX_THREADS
 from ponderosa.protocol.console.commands import Command
 
 if TYPE_CHECKING:

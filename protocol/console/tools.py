@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ponderosa.engine.bench import BENCH_DEPTH
+from ponderosa.engine.limits import MAX_THREADS
 from ponderosa.engine.search import SearchResult
 from ponderosa.engine.testsuite import SuiteError, TestPosition
-from ponderosa.engine.worker import MAX_THREADS
 from ponderosa.protocol.console.commands import CommandError, depth_argument, format_rate, positive_int
 
 if TYPE_CHECKING:

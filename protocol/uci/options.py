@@ -11,8 +11,8 @@ from ponderosa.engine.engine import Engine
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.learning.store import LearnedStoreError
+from ponderosa.engine.limits import PROBE_DEPTH_RANGE
 from ponderosa.engine.opponent import parse_uci_opponent
-from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
 from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
 from ponderosa.protocol.streams import set_logging
 

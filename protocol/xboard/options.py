@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.engine import IllegalMoveError
-from ponderosa.engine.worker import MAX_THREADS
+from ponderosa.engine.limits import MAX_THREADS
 from ponderosa.protocol.options import MEGABYTE, set_engine_option
 from ponderosa.protocol.streams import set_logging
 from ponderosa.protocol.xboard.features import OPTIONS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ponderosa.engine.tablebases import PROBE_DEPTH_RANGE
+from ponderosa.engine.limits import PROBE_DEPTH_RANGE
 
 if TYPE_CHECKING:
     from ponderosa.protocol.xboard.session import XBoardSession
