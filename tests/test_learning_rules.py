@@ -19,7 +19,6 @@ from ponderosa.engine.learning.rules import (
     AGING_FLOOR,
     CRAFTY_DEMOTE_THRESHOLD,
     DEMOTE_THRESHOLD,
-    DEMOTE_THRESHOLD_RANGE,
     LEARN_BOOK,
     LEARN_DEFAULT,
     LEARN_POSITION,
@@ -46,6 +45,7 @@ from ponderosa.engine.learning.rules import (
     result_learning_step,
     result_learning_update,
 )
+from ponderosa.engine.limits import DEMOTE_THRESHOLD_RANGE
 
 # ---------------------------------------------------------------------------------------------------
 # learn_function against figure 2.1 compiled as C
