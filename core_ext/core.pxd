@@ -153,6 +153,7 @@ cdef struct StateInfo:
     int ep_square         # en-passant target, NO_SQUARE unless a pawn can capture there
     int halfmove          # plies since the last capture or pawn move
     int captured          # piece code captured by `move`, 0 if none
+    int moved             # piece code that made `move` (the pawn of a promotion); the network's update reads it
 
 cdef struct Position:
     Bitboard pieces[2][7] # [colour][type]; type 0 holds all of that colour's pieces
@@ -302,7 +303,35 @@ cdef struct EvalCacheEntry:
     uint64_t key                  # the position's key mixed with the evaluation settings; 0: empty
     int score                     # evaluate_terms' score, White's view
 
+# ---------------------------------------------------------------- the neural evaluation (nnue_*.pxi)
+# 768 piece-square inputs per perspective -> NNUE_HIDDEN accumulator neurons (int16, updated
+# incrementally) -> both perspectives, side to move first, through a squared clipped ReLU -> one
+# output. The integers follow the float network: accumulator x NNUE_QA, output weights x NNUE_QB.
+
+cdef enum:
+    NNUE_INPUTS = 768        # colour relative to the perspective (2) x piece type (6) x square (64)
+    NNUE_HIDDEN = 256
+    NNUE_QA = 255            # accumulator quantisation: 1.0 in the float network is 255
+    NNUE_QB = 64             # output-weight quantisation
+    NNUE_SCALE = 400         # the float output times this is centipawns
+    NNUE_MAX_WALK = 16       # moves replayed onto an older accumulator before a full refresh instead
+
+cdef struct NNUENetwork:
+    int16_t ft_weights[NNUE_INPUTS * NNUE_HIDDEN]   # by feature, then neuron: one feature's column is contiguous
+    int16_t ft_bias[NNUE_HIDDEN]
+    int16_t out_weights[2 * NNUE_HIDDEN]           # side to move's half first
+    int32_t out_bias
+
+cdef struct NNUEAccumulator:
+    int16_t values[2][NNUE_HIDDEN]   # by perspective (WHITE, BLACK)
+    uint64_t key                     # key of the position these values belong to; 0: none
+
+cdef NNUENetwork* NNUE_NET           # the loaded network, or NULL: the hand-written evaluation
+
+cdef int nnue_evaluate(Position* pos, NNUEAccumulator* stack) noexcept nogil   # side to move's view
+
 cdef struct EvalState:
+    NNUEAccumulator* accumulators # by position ply (MAX_STATES), made at the first network evaluation
     PawnEntry* pawn_table         # malloc'd, power-of-two number of entries
     unsigned long pawn_mask       # entries - 1
     EvalCacheEntry* eval_cache    # the search's evaluations by position (one EvalState per thread)

@@ -31,6 +31,8 @@ include "movegen_legal.pxi"     # legal move generation
 include "perft_count.pxi"
 include "see_exchange.pxi"      # static exchange evaluation
 include "board_class.pxi"       # Board, the Python face of a position
+include "nnue_network.pxi"      # the loaded network
+include "nnue_accumulator.pxi"  # its incremental first layer and output
 include "eval_main.pxi"         # static evaluation (and eval_*.pxi), Evaluator
 include "tt_table.pxi"          # transposition table, TranspositionTable
 include "syzygy_main.pxi"       # Syzygy probing (and syzygy_*.pxi) with its Python functions

@@ -354,8 +354,15 @@ cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     a small table per thread keeps each score, which depends only on the position (its key has
     the pieces, side, castling and e.p. square) and on the settings mixed into the key."""
     cdef int score
-    cdef uint64_t key = pos.states[pos.ply].key ^ settings_key(ev)
+    cdef uint64_t key
     cdef EvalCacheEntry* slot
+    if NNUE_NET != NULL:
+        # The network's accumulators make a cache of little use; made at the first use.
+        if ev.accumulators == NULL:
+            ev.accumulators = <NNUEAccumulator*>calloc(MAX_STATES, sizeof(NNUEAccumulator))
+        if ev.accumulators != NULL:
+            return nnue_evaluate(pos, ev.accumulators)
+    key = pos.states[pos.ply].key ^ settings_key(ev)
     if ev.eval_cache != NULL and key != 0:
         slot = &ev.eval_cache[key & ev.eval_cache_mask]
         if slot.key == key:
@@ -417,6 +424,8 @@ cdef void eval_state_clear(EvalState* ev) noexcept nogil:
 
 
 cdef void eval_state_free(EvalState* ev) noexcept nogil:
+    free(ev.accumulators)
+    ev.accumulators = NULL
     free(ev.pawn_table)
     ev.pawn_table = NULL
     ev.pawn_mask = 0
@@ -517,6 +526,33 @@ cdef class Evaluator:
     def evaluate(self, Board board not None) -> int:
         """Centipawns from the side to move's point of view."""
         return evaluate(board.pos, &self.state)
+
+    def classic_evaluate(self, Board board not None) -> int:
+        """The hand-written evaluation's score (side to move's view), whether or not a network is loaded."""
+        cdef int score = evaluate_uncached(board.pos, &self.state)
+        return score if board.pos.side == WHITE else -score
+
+    def network_accumulator(self, Board board not None, bint fresh = False) -> tuple:
+        """The network's first-layer sums for the board, (White's perspective, Black's) as lists:
+        through this evaluator's incremental stack, or with fresh computed from scratch."""
+        cdef NNUEAccumulator* scratch
+        cdef NNUEAccumulator* acc
+        if NNUE_NET == NULL:
+            raise RuntimeError("no network loaded")
+        if fresh:
+            scratch = <NNUEAccumulator*>malloc(sizeof(NNUEAccumulator))
+            if scratch == NULL:
+                raise MemoryError()
+            nnue_refresh(board.pos, scratch)
+            result = ([scratch.values[0][i] for i in range(NNUE_HIDDEN)],
+                      [scratch.values[1][i] for i in range(NNUE_HIDDEN)])
+            free(scratch)
+            return result
+        evaluate(board.pos, &self.state)
+        if self.state.accumulators == NULL:
+            raise MemoryError()
+        acc = &self.state.accumulators[board.pos.ply]
+        return ([acc.values[0][i] for i in range(NNUE_HIDDEN)], [acc.values[1][i] for i in range(NNUE_HIDDEN)])
 
     def breakdown(self, Board board not None) -> list:
         """(term, White's part, Black's part, net for White) per term, after tapering and scaling.

@@ -120,6 +120,7 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     ns.castling = st.castling & CASTLE_MASK[frm] & CASTLE_MASK[to]
     key ^= Z_CASTLING[st.castling] ^ Z_CASTLING[ns.castling]
     ns.captured = captured
+    ns.moved = piece
     ns.key = key
     ns.pawn_key = pawn_key
     pos.side = them

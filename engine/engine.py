@@ -7,7 +7,7 @@ import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 import chess
 
@@ -36,6 +36,7 @@ from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
 from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
 from ponderosa.engine.limits import DEMOTE_THRESHOLD_RANGE, MAX_THREADS
 from ponderosa.engine.notation import numbered_san
+from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
@@ -44,6 +45,8 @@ from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import HelperPool, SearchWorker
 from ponderosa.engine.write_errors import WriteErrors
+
+T = TypeVar("T")
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
@@ -82,6 +85,8 @@ class Engine:
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher = Searcher(self.tt, self.evaluator)
+        self.evaluation = EvaluationChoice()      # the network (EvalFile) or the hand-written evaluation
+        self.evaluation_messages = self.evaluation.load_default()   # for the front end to show
         self.tablebases = Tablebases()            # no path until egtb/tbpath/egtpath/SyzygyPath
         self.searcher.tablebases = self.tablebases
         self.worker = SearchWorker(self.searcher)
@@ -554,6 +559,28 @@ class Engine:
         self.pending.tablebase_path = None
         return self.tablebases.set_path(path)
 
+    def set_eval_file(self, name: str) -> list[str] | None:
+        """Evaluate with the network in the file ('<default>': the shipped one); returns messages
+        about what could not be used, or None while the change waits for a running search's end."""
+        if self.searching:
+            self.pending.eval_file = name
+            return None
+        self.pending.eval_file = None
+        return self._change_evaluation(self.evaluation.set_file, name)
+
+    def set_eval_mode(self, mode: str) -> str:
+        """`nnue` or `classic` (the console's `eval`); stops a running search first."""
+        self.end_search()
+        return self._change_evaluation(self.evaluation.set_mode, mode)
+
+    def _change_evaluation(self, change: Callable[[str], T], argument: str) -> T:
+        # Stored static evaluations belong to the old evaluation: the table starts afresh.
+        self.searcher.park_helpers()
+        result = change(argument)
+        self.tt.clear()
+        self.searcher.core.clear()
+        return result
+
     def set_tablebase_cache(self, size_bytes: int) -> int:
         """Size the tablebase value cache; returns its size in bytes (the old one while the change
         waits for a running search's end)."""
@@ -589,6 +616,8 @@ class Engine:
             self._applied.threads = True
         if pending.tablebase_cache_bytes is not None:
             self.tablebases.set_cache(pending.tablebase_cache_bytes)
+        if pending.eval_file is not None:
+            self._applied.evaluation_messages = self._change_evaluation(self.evaluation.set_file, pending.eval_file)
         if pending.tablebase_path is not None:
             # Problems the old tables showed in the search are reported before set_path forgets them.
             messages = self.tablebases.new_problems() + self.tablebases.set_path(pending.tablebase_path)

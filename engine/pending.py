@@ -15,6 +15,7 @@ class PendingSettings:
     threads: int | None = None
     tablebase_cache_bytes: int | None = None
     tablebase_path: str | None = None
+    eval_file: str | None = None
 
 
 @dataclass
@@ -22,4 +23,5 @@ class AppliedSettings:
     """What waited and has been applied since the front end last asked, for it to report."""
 
     threads: bool = False                        # the thread count changed (Engine.threads)
-    tablebase_messages: list[str] | None = None  # the tables changed: problems of the old ones, then the new
+    tablebase_messages: list[str] | None = None
+    evaluation_messages: list[str] | None = None   # the network changed: what could not be used  # the tables changed: problems of the old ones, then the new

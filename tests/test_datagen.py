@@ -47,7 +47,7 @@ def test_a_won_endgame_is_played_out_and_its_positions_are_quiet() -> None:
     args = datagen.parse_args(["unused.txt", "--nodes", "3000", "--skip-plies", "0", "--per-game", "50"])
     searcher = Searcher(TranspositionTable(1 << 20), Evaluator())
     start = chess.Board("8/8/8/4k3/8/8/3QK3/8 w - - 0 1")   # queen against bare king: White wins
-    result, fens = datagen.play_game(searcher, start, args, random.Random(1))
+    result, fens, _ = datagen.play_game(searcher, start, args, random.Random(1))
     assert result == "1-0"
     assert fens
     board = Board()

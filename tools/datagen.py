@@ -44,6 +44,9 @@ from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.records import write_atomically
 from ponderosa.engine.search import Searcher, SearchLimits
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from packed_games import PackedGame, write_games  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 OPENINGS = REPO / "tests" / "data" / "openings" / "noob_2moves.epd"
 HASH_BYTES = 16 * 1024 * 1024
@@ -85,9 +88,11 @@ def rules_result(board: chess.Board) -> str | None:
 
 
 def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
-              rng: random.Random) -> tuple[str, list[str]]:
-    """One self-play game from start: its result and the FENs of its candidate positions."""
+              rng: random.Random) -> tuple[str, list[str], PackedGame]:
+    """One self-play game from start: its result, the FENs of its candidate positions, and the
+    whole game with every ply's score (for --packed)."""
     board = start.copy()
+    packed = PackedGame(start.fen(), "1/2-1/2")
     core_board = Board(start.fen())
     candidates: list[str] = []
     win_run = draw_run = win_side = 0
@@ -116,13 +121,16 @@ def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
         draw_run = draw_run + 1 if abs(found.score) <= args.draw_cp and board.ply() >= DRAW_FROM_PLY else 0
         if draw_run >= DRAW_PLIES:
             break
+        packed.moves.append(move)
+        packed.scores.append(found.score)
         board.push(move)
         core_board.push_uci(found.best_move)
     rng.shuffle(candidates)
-    return result, candidates[:args.per_game]
+    packed.result = result
+    return result, candidates[:args.per_game], packed
 
 
-def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, list[str]]]:
+def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, list[str], PackedGame]]:
     """Play the games of one chunk; returns each game's result and positions."""
     chunk_seed, fens, args = job
     rng = random.Random(chunk_seed)
@@ -142,7 +150,10 @@ def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, li
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("out", type=Path, help="the `FEN;result` file to write")
+    parser.add_argument("out", type=Path, help="the `FEN;result` file to write (with --packed: packed games)")
+    parser.add_argument("--packed", action="store_true",
+                        help="write whole games with every ply's score (tools/packed_games.py), "
+                             "the neural evaluation's training data, instead of FEN;result lines")
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=5000, help="nodes a move (default 5000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
@@ -179,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     starts = [rng.choice(openings) for _ in range(args.games)]
     jobs = [(rng.getrandbits(63), starts[i:i + args.chunk], args) for i in range(0, len(starts), args.chunk)]
     lines: list[str] = []
+    packed_games: list[PackedGame] = []
     results = {"1-0": 0, "1/2-1/2": 0, "0-1": 0}
     began = time.monotonic()
     pool = multiprocessing.Pool(args.workers)
@@ -188,14 +200,18 @@ def main(argv: list[str] | None = None) -> int:
     previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGTERM, signal.SIGINT)}
     try:
         for chunk in pool.imap_unordered(worker, jobs):
-            for result, positions in chunk:
+            for result, positions, packed in chunk:
                 results[result] += 1
+                if args.packed:
+                    packed_games.append(packed)
+                    continue
                 value = {"1-0": "1", "0-1": "0"}.get(result, "0.5")
                 lines.append("# game")   # the tuner holds out whole games
                 lines.extend(f"{fen};{value}" for fen in positions)
             games = sum(results.values())
+            kept = sum(len(game.moves) for game in packed_games) if args.packed else len(lines) - games
             print(f"{games} games ({results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
-                  f"{len(lines) - games} positions, {time.monotonic() - began:.0f} s", file=sys.stderr)
+                  f"{kept} positions, {time.monotonic() - began:.0f} s", file=sys.stderr)
         pool.close()
     except KeyboardInterrupt:
         pool.terminate()
@@ -204,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         pool.join()
         for number, handler in previous.items():
             signal.signal(number, handler)
+    if args.packed:
+        write_games(args.out, packed_games)
+        print(f"{args.out}: {len(packed_games)} games, {sum(len(game.moves) for game in packed_games)} positions",
+              file=sys.stderr)
+        return 0
     header = (f"# Ponderosa self-play: {sum(results.values())} games at {args.nodes} nodes a move "
               f"(White wins / draws / Black wins {results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
               f"seed {args.seed}")

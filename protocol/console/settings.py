@@ -64,3 +64,21 @@ def cmd_alarm(console: Console, args: list[str]) -> None:
 
 def cmd_ansi(console: Console, args: list[str]) -> None:
     console.ansi = on_off(args, "ANSI")
+
+
+def cmd_eval(console: Console, args: list[str]) -> None:
+    """`eval` shows the evaluation in use; `eval nnue|classic` switches; `eval FILE` loads a network."""
+    engine = console.engine
+    if len(args) > 1:
+        raise CommandError("usage: eval [nnue|classic|FILE]")
+    if args:
+        engine.end_search()   # the network is the process's: no search may read it while it changes
+        if args[0].lower() in ("nnue", "classic"):
+            try:
+                engine.set_eval_mode(args[0].lower())
+            except ValueError as error:
+                raise CommandError(str(error)) from None
+        else:
+            for message in engine.set_eval_file(args[0]) or []:
+                console.say(message)
+    console.say(engine.evaluation.describe())

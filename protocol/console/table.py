@@ -25,6 +25,8 @@ COMMANDS: list[Command] = [
     Command(("display", "d"), game.cmd_display, "display", "show the board"),
     Command(("divide",), tools.cmd_divide, "divide N", "perft N split by root move"),
     Command(("drawscore",), settings.cmd_drawscore, "drawscore N", "score of a draw in centipawns (contempt)"),
+    Command(("eval",), settings.cmd_eval, "eval [nnue|classic|FILE]",
+            "show the evaluation in use; switch between the network and the hand-written one, or load a network"),
     Command(("evaluation",), settings.cmd_evaluation, "evaluation TERM N",
             "scale an evaluation term: asymmetry, bscale, kscale, tropism, pscale, ppscale"),
     Command(("extensions",), settings.cmd_extensions, "extensions [TYPE PLIES]",

@@ -69,6 +69,7 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("UCI_AnalyseMode", "check", lambda engine: False),
     UciOption("UCI_Opponent", "string", lambda engine: ""),
     UciOption("Log", "check", lambda engine: False),
+    UciOption("EvalFile", "string", lambda engine: DEFAULT),
     UciOption("SyzygyPath", "string", lambda engine: engine.tablebases.path or EMPTY),
     UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.tablebases.probe_depth, *PROBE_DEPTH_RANGE),
     *[_shared_spin(name) for name in SCALE_OPTIONS],
@@ -129,6 +130,9 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
     elif name == "LearnStore":
         if value not in ("", DEFAULT, EMPTY):
             engine.use_learned_store(value)
+    elif name == "EvalFile":
+        messages = engine.set_eval_file(value) or []
+        note = "; ".join(messages + [engine.evaluation.describe()])
     elif name == "SyzygyPath":
         # UCI sends setoption only while the engine waits, so the tables can change at once.
         note = "; ".join(f"Syzygy: {message}" for message in
@@ -195,7 +199,7 @@ def register(session: UciSession, args: str) -> None:
 
 # UCI sends setoption only while the engine waits. One of these during a search ends it first (its
 # bestmove is sent), so that the table is cleared or changed at once; others follow the engine's rule.
-FINISH_SEARCH_FIRST = ("Hash", "Clear Hash", "SyzygyPath")
+FINISH_SEARCH_FIRST = ("Hash", "Clear Hash", "SyzygyPath", "EvalFile")
 OPTION_COMMANDS: dict[str, Callable[[UciSession, str], None]] = {
     "uci": uci, "isready": isready, "debug": debug, "setoption": setoption, "register": register,
 }

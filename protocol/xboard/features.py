@@ -33,6 +33,9 @@ def option_features() -> list[str]:
             f'option="{name} -check {default}"' for name, (kind, default, low, high) in OPTIONS.items()]
 
 
+EVAL_FILE_FEATURE = 'option="EvalFile -file <default>"'
+
+
 def tablebase_features(path: str, probe_depth: int) -> list[str]:
     low, high = PROBE_DEPTH_RANGE
     return [EGT_FEATURE, f'option="SyzygyPath -path {path}"',
@@ -43,7 +46,8 @@ def feature_lines(tablebase_path: str = "", probe_depth: int = DEFAULT_PROBE_DEP
     """Every line of the answer to `protover 2`, `feature done=1` last. The defaults are a fresh
     engine's, before any .ponderosarc or option has changed its tablebase settings."""
     return ([f"feature {PROTOCOL_FEATURES}"]
-            + [f"feature {text}" for text in option_features() + tablebase_features(tablebase_path, probe_depth)]
+            + [f"feature {text}" for text in option_features() + [EVAL_FILE_FEATURE]
+               + tablebase_features(tablebase_path, probe_depth)]
             + ["feature done=1"])
 
 

@@ -35,6 +35,9 @@ def option(session: XBoardSession, args: str) -> None:
     name, value = name.strip(), value.strip()
     if tablebase_option(session, name, value):
         return
+    if name == "EvalFile":
+        report_evaluation(session, session.engine.set_eval_file(value))
+        return
     try:
         number = int(value) if value else 0
     except ValueError:
@@ -64,6 +67,15 @@ def option(session: XBoardSession, args: str) -> None:
             session.out.line(f"Error ({error}): option {args}")
     else:
         session.out.line(f"Error (unknown option): option {args}")
+
+
+def report_evaluation(session: XBoardSession, messages: list[str] | None) -> None:
+    """The network changed (messages not None): what could not be used as a popup, then what is in use."""
+    if messages is None:
+        return
+    for message in messages:
+        session.out.line(f"telluser EvalFile: {message}")
+    session.send_debug(session.engine.evaluation.describe())
 
 
 def request_threads(session: XBoardSession, count: int) -> None:

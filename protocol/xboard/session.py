@@ -19,7 +19,7 @@ from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.xboard.clock import CLOCK_COMMANDS, XBoardClock
 from ponderosa.protocol.xboard.game import GAME_COMMANDS, EditBoard, edit_line
 from ponderosa.protocol.xboard.ics import ICS_COMMANDS, ServerPlay
-from ponderosa.protocol.xboard.options import OPTION_COMMANDS, report_threads
+from ponderosa.protocol.xboard.options import OPTION_COMMANDS, report_evaluation, report_threads
 from ponderosa.protocol.xboard.tablebases import TABLEBASE_COMMANDS, report_problems, report_tables
 from ponderosa.protocol.xboard.thinking import thinking_line
 
@@ -161,6 +161,7 @@ class XBoardSession:
             report_threads(self)
         report_problems(self)
         report_tables(self, applied.tablebase_messages)
+        report_evaluation(self, applied.evaluation_messages)
 
     def thinking_limits(self) -> SearchLimits:
         return self.clock.think_limits(self.ponder_enabled, self._lag_seconds())

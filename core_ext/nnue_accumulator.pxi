@@ -1,0 +1,140 @@
+# Included by core.pyx: the neural evaluation's accumulators and output (the network: nnue_network.pxi).
+#
+# An accumulator holds, per perspective, the first layer's sums: bias plus the weight column of
+# every piece on the board. A move changes two to four inputs, so a child's accumulator is its
+# parent's with those columns added and subtracted. The stack is indexed like the position's
+# states and each entry remembers the key of the position it was computed for: the evaluation
+# finds the nearest ancestor whose entry still matches, replays the moves made since, and never
+# needs a hook in do_move or undo_move. A mismatch (a sibling's values, history dropped by
+# drop_old_history) only costs a recomputation.
+
+cdef inline int nnue_feature(int perspective, int piece, int sq) noexcept nogil:
+    """Input index of a piece code on sq seen from perspective: own pieces first, Black's view
+    flipped vertically so both perspectives read the board from their own side."""
+    cdef int relative = ((piece >> 3) ^ perspective) & 1
+    if perspective == BLACK:
+        sq ^= 56
+    return relative * 384 + ((piece & 7) - 1) * 64 + sq
+
+
+cdef void nnue_refresh(Position* pos, NNUEAccumulator* acc) noexcept nogil:
+    """Compute both perspectives from scratch: bias plus a column per piece."""
+    cdef int perspective, sq, i
+    cdef Bitboard pieces
+    cdef int16_t* values
+    cdef const int16_t* column
+    for perspective in range(2):
+        values = acc.values[perspective]
+        memcpy(values, NNUE_NET.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
+        pieces = occupied(pos)
+        while pieces:
+            sq = lsb(pieces)
+            pieces &= pieces - 1
+            column = &NNUE_NET.ft_weights[nnue_feature(perspective, pos.board[sq], sq) * NNUE_HIDDEN]
+            for i in range(NNUE_HIDDEN):
+                values[i] += column[i]
+
+
+cdef inline void nnue_add_sub(int16_t* out, const int16_t* source, int add0, int sub0) noexcept nogil:
+    cdef const int16_t* a = &NNUE_NET.ft_weights[add0 * NNUE_HIDDEN]
+    cdef const int16_t* s = &NNUE_NET.ft_weights[sub0 * NNUE_HIDDEN]
+    cdef int i
+    for i in range(NNUE_HIDDEN):
+        out[i] = source[i] + a[i] - s[i]
+
+
+cdef inline void nnue_add_sub_sub(int16_t* out, const int16_t* source, int add0, int sub0,
+                                  int sub1) noexcept nogil:
+    cdef const int16_t* a = &NNUE_NET.ft_weights[add0 * NNUE_HIDDEN]
+    cdef const int16_t* s = &NNUE_NET.ft_weights[sub0 * NNUE_HIDDEN]
+    cdef const int16_t* t = &NNUE_NET.ft_weights[sub1 * NNUE_HIDDEN]
+    cdef int i
+    for i in range(NNUE_HIDDEN):
+        out[i] = source[i] + a[i] - s[i] - t[i]
+
+
+cdef inline void nnue_add_add_sub_sub(int16_t* out, const int16_t* source, int add0, int add1,
+                                      int sub0, int sub1) noexcept nogil:
+    cdef const int16_t* a = &NNUE_NET.ft_weights[add0 * NNUE_HIDDEN]
+    cdef const int16_t* b = &NNUE_NET.ft_weights[add1 * NNUE_HIDDEN]
+    cdef const int16_t* s = &NNUE_NET.ft_weights[sub0 * NNUE_HIDDEN]
+    cdef const int16_t* t = &NNUE_NET.ft_weights[sub1 * NNUE_HIDDEN]
+    cdef int i
+    for i in range(NNUE_HIDDEN):
+        out[i] = source[i] + a[i] + b[i] - s[i] - t[i]
+
+
+cdef void nnue_apply_move(NNUEAccumulator* parent, NNUEAccumulator* child, StateInfo* st) noexcept nogil:
+    """child = parent after the move recorded in st (a null move changes no input)."""
+    cdef Move m = st.move
+    cdef int frm, to, flag, moved, arrived, perspective, capsq, rook_from, rook_to, rook
+    if m == 0:
+        memcpy(child.values, parent.values, sizeof(parent.values))
+        return
+    frm = move_from(m)
+    to = move_to(m)
+    flag = move_flag(m)
+    moved = st.moved
+    arrived = (moved & 8) + (flag - 2) if flag >= FLAG_PROMO_KNIGHT else moved
+    for perspective in range(2):
+        if flag == FLAG_CASTLE:
+            castle_rook_squares(frm, to, &rook_from, &rook_to)
+            rook = (moved & 8) + ROOK
+            nnue_add_add_sub_sub(child.values[perspective], parent.values[perspective],
+                                 nnue_feature(perspective, moved, to), nnue_feature(perspective, rook, rook_to),
+                                 nnue_feature(perspective, moved, frm), nnue_feature(perspective, rook, rook_from))
+        elif st.captured:
+            capsq = to
+            if flag == FLAG_EN_PASSANT:
+                capsq = to - 8 if (moved >> 3) == WHITE else to + 8
+            nnue_add_sub_sub(child.values[perspective], parent.values[perspective],
+                             nnue_feature(perspective, arrived, to), nnue_feature(perspective, moved, frm),
+                             nnue_feature(perspective, st.captured, capsq))
+        else:
+            nnue_add_sub(child.values[perspective], parent.values[perspective],
+                         nnue_feature(perspective, arrived, to), nnue_feature(perspective, moved, frm))
+
+
+cdef void nnue_update(Position* pos, NNUEAccumulator* stack) noexcept nogil:
+    """Bring stack[pos.ply] up to date: from the nearest matching ancestor, or from scratch."""
+    cdef int ply = pos.ply, base = pos.ply, j
+    while stack[base].key != pos.states[base].key:
+        if base == 0 or ply - base >= NNUE_MAX_WALK:
+            nnue_refresh(pos, &stack[ply])
+            stack[ply].key = pos.states[ply].key
+            return
+        base -= 1
+    for j in range(base + 1, ply + 1):
+        nnue_apply_move(&stack[j - 1], &stack[j], &pos.states[j])
+        stack[j].key = pos.states[j].key
+
+
+cdef inline int32_t nnue_output(const int16_t* us, const int16_t* them) noexcept nogil:
+    """The output layer on the two halves: sum of clamp(v, 0, QA)^2 * w, then the scales."""
+    cdef const int16_t* w = NNUE_NET.out_weights
+    cdef int32_t total = 0, v
+    cdef int i
+    for i in range(NNUE_HIDDEN):
+        v = us[i]
+        v = 0 if v < 0 else (NNUE_QA if v > NNUE_QA else v)
+        total += v * v * w[i]
+    for i in range(NNUE_HIDDEN):
+        v = them[i]
+        v = 0 if v < 0 else (NNUE_QA if v > NNUE_QA else v)
+        total += v * v * w[NNUE_HIDDEN + i]
+    # C division truncates toward zero; the Python reference does the same.
+    return <int32_t>((<int64_t>(total // NNUE_QA) + NNUE_NET.out_bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB))
+
+
+cdef int nnue_evaluate(Position* pos, NNUEAccumulator* stack) noexcept nogil:
+    """Centipawns from the side to move's view, by the loaded network (NNUE_NET not NULL)."""
+    cdef NNUEAccumulator* acc
+    cdef int32_t score
+    nnue_update(pos, stack)
+    acc = &stack[pos.ply]
+    score = nnue_output(acc.values[pos.side], acc.values[pos.side ^ 1])
+    if score > EVAL_LIMIT:
+        return EVAL_LIMIT
+    if score < -EVAL_LIMIT:
+        return -EVAL_LIMIT
+    return score

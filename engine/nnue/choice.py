@@ -1,0 +1,66 @@
+"""Which evaluation the searches use: the network of the EvalFile setting, or the hand-written
+one. The choice is the process's (the core holds one network for all search threads); the engine
+owns one EvaluationChoice and changes it only while no search runs."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ponderosa.engine import nnue
+from ponderosa.engine.nnue.network_file import NetworkFileError, QuantisedNetwork
+
+DEFAULT_NAME = "<default>"
+
+
+class EvaluationChoice:
+    def __init__(self) -> None:
+        self.path: Path | None = None               # the file of the network in use, or None
+        self.network: QuantisedNetwork | None = None
+        self.use_network = True                     # eval nnue / eval classic
+
+    def load_default(self) -> list[str]:
+        """The network shipped with the engine; messages when it cannot be used (none when the
+        package ships none: the hand-written evaluation is then the engine's own choice)."""
+        if not nnue.DEFAULT_NETWORK.exists():
+            self._apply()
+            return []
+        return self.set_file(DEFAULT_NAME)
+
+    def set_file(self, name: str) -> list[str]:
+        """Use the network in the file (DEFAULT_NAME or '': the shipped one). A file that cannot
+        be used leaves the hand-written evaluation in use and says why."""
+        path = nnue.DEFAULT_NETWORK if name.strip() in ("", DEFAULT_NAME) else Path(name.strip()).expanduser()
+        try:
+            network = nnue.read_network(path)
+            nnue.install(network, str(path))    # checks the shape against the core's before use
+        except NetworkFileError as error:
+            self.network, self.path = None, None
+            self._apply()
+            return [f"{error}; using the hand-written evaluation"]
+        self.network, self.path = network, path
+        self._apply()
+        return []
+
+    def set_mode(self, mode: str) -> str:
+        """`nnue` or `classic`; raises ValueError for another word or nnue without a network."""
+        if mode not in ("nnue", "classic"):
+            raise ValueError(f"evaluation must be nnue or classic, not {mode!r}")
+        if mode == "nnue" and self.network is None:
+            raise ValueError("no network loaded (EvalFile names one)")
+        self.use_network = mode == "nnue"
+        self._apply()
+        return self.describe()
+
+    def _apply(self) -> None:
+        if self.use_network and self.network is not None:
+            nnue.install(self.network, str(self.path))
+        else:
+            nnue.remove()
+
+    @property
+    def active(self) -> bool:
+        return nnue.active()
+
+    def describe(self) -> str:
+        if self.active and self.path is not None:
+            return f"evaluation: network {self.path.name} ({self.network.description if self.network else ''})"
+        return "evaluation: hand-written (classic)"

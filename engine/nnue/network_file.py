@@ -1,0 +1,124 @@
+"""The network file: header, quantised weights, checksum. One network per file.
+
+Layout (little-endian):
+
+    8 bytes  magic b"PONDNNUE"
+    u32 x 7  format version (1), inputs (768), hidden neurons, QA, QB, output scale, length of the description
+    UTF-8    description (what the network was trained on; shown by the console's `eval`)
+    int16    first-layer weights, inputs x hidden, one input's column after another
+    int16    first-layer biases, hidden
+    int16    output weights, 2 x hidden (side to move's half first)
+    int32    output bias
+    u32      CRC-32 of everything before it
+
+A file that is missing, cut short, of another shape or with a wrong checksum raises
+NetworkFileError with a message naming the file; the engine then keeps the hand-written evaluation.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"PONDNNUE"
+VERSION = 1
+INPUTS = 768
+HEADER = struct.Struct("<8s7I")
+
+
+class NetworkFileError(ValueError):
+    """A network file that cannot be used; the message names the file and the reason."""
+
+
+@dataclass
+class QuantisedNetwork:
+    """The integers the core computes with."""
+
+    ft_weights: np.ndarray    # int16 [inputs, hidden]
+    ft_bias: np.ndarray       # int16 [hidden]
+    out_weights: np.ndarray   # int16 [2 * hidden]
+    out_bias: int             # int32
+    qa: int
+    qb: int
+    scale: int
+    description: str = ""
+
+    @property
+    def hidden(self) -> int:
+        return int(self.ft_bias.shape[0])
+
+
+def network_bytes(net: QuantisedNetwork) -> bytes:
+    description = net.description.encode("utf-8")
+    body = b"".join([
+        HEADER.pack(MAGIC, VERSION, INPUTS, net.hidden, net.qa, net.qb, net.scale, len(description)),
+        description,
+        np.ascontiguousarray(net.ft_weights, dtype="<i2").tobytes(),
+        np.ascontiguousarray(net.ft_bias, dtype="<i2").tobytes(),
+        np.ascontiguousarray(net.out_weights, dtype="<i2").tobytes(),
+        struct.pack("<i", net.out_bias),
+    ])
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def write_network(path: Path, net: QuantisedNetwork) -> None:
+    """Write the network atomically (a temporary file renamed over path)."""
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(network_bytes(net))
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def parse_network(data: bytes, name: str = "network") -> QuantisedNetwork:
+    """The network in data; NetworkFileError naming `name` when it is not a whole, sound file."""
+    if len(data) < HEADER.size + 4:
+        raise NetworkFileError(f"{name}: too short for a network file ({len(data)} bytes)")
+    magic, version, inputs, hidden, qa, qb, scale, text_length = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise NetworkFileError(f"{name}: not a Ponderosa network file")
+    if version != VERSION:
+        raise NetworkFileError(f"{name}: format version {version}, this engine reads {VERSION}")
+    if inputs != INPUTS or not 1 <= hidden <= 4096:
+        raise NetworkFileError(f"{name}: shape {inputs}x{hidden} is not a {INPUTS}-input network")
+    expected = HEADER.size + text_length + 2 * (inputs * hidden + hidden + 2 * hidden) + 4 + 4
+    if len(data) != expected:
+        raise NetworkFileError(f"{name}: {len(data)} bytes, a {inputs}x{hidden} network has {expected}"
+                               + (" (truncated)" if len(data) < expected else ""))
+    (checksum,) = struct.unpack_from("<I", data, len(data) - 4)
+    if zlib.crc32(data[:-4]) != checksum:
+        raise NetworkFileError(f"{name}: checksum mismatch (damaged file)")
+    offset = HEADER.size
+    description = data[offset:offset + text_length].decode("utf-8", errors="replace")
+    offset += text_length
+
+    def take(count: int, dtype: str) -> np.ndarray:
+        nonlocal offset
+        array = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
+        offset += array.nbytes
+        return array.astype(dtype[1:], copy=True)
+
+    ft_weights = take(inputs * hidden, "<i2").reshape(inputs, hidden)
+    ft_bias = take(hidden, "<i2")
+    out_weights = take(2 * hidden, "<i2")
+    (out_bias,) = struct.unpack_from("<i", data, offset)
+    return QuantisedNetwork(ft_weights, ft_bias, out_weights, out_bias, qa, qb, scale, description)
+
+
+def read_network(path: Path) -> QuantisedNetwork:
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise NetworkFileError(f"{path}: {error.strerror or error}") from None
+    return parse_network(data, str(path))

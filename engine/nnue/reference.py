@@ -1,0 +1,111 @@
+"""The network in numpy: the float network the trainer learns, its quantisation, and the integer
+forward pass the core computes, written plainly so the tests can hold the core to it.
+
+Inputs, per perspective: 768 = (own / opponent's piece) x (pawn .. king) x square, the square
+flipped vertically for Black's perspective. First layer: the perspective's active columns summed
+onto a bias (the accumulator). Output: both accumulators, side to move first, through the squared
+clipped ReLU clamp(x, 0, 1)^2, into one linear neuron; times the scale it is centipawns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+
+from ponderosa.engine.nnue.network_file import INPUTS, QuantisedNetwork
+
+QA = 255
+QB = 64
+SCALE = 400
+# Weights are clipped to these in training and quantisation: with 32 pieces, bias included, a
+# first-layer sum stays within int16 (33 x 1.98 x 255 < 32767), and an output weight within a byte.
+FT_WEIGHT_LIMIT = 1.98
+OUT_WEIGHT_LIMIT = 127 / QB
+
+
+@dataclass
+class FloatNetwork:
+    ft_weights: np.ndarray    # float32 [768, hidden]
+    ft_bias: np.ndarray       # float32 [hidden]
+    out_weights: np.ndarray   # float32 [2 * hidden]
+    out_bias: float
+
+
+def features(board: chess.Board, perspective: chess.Color) -> list[int]:
+    """Active input indices of the board seen from perspective (the core's nnue_feature)."""
+    active = []
+    for square, piece in board.piece_map().items():
+        relative = 0 if piece.color == perspective else 1
+        seen = square if perspective == chess.WHITE else square ^ 56
+        active.append(relative * 384 + (piece.piece_type - 1) * 64 + seen)
+    return active
+
+
+def float_evaluate(net: FloatNetwork, board: chess.Board) -> float:
+    """Centipawns from the side to move's view, in floating point."""
+    halves = []
+    for perspective in (board.turn, not board.turn):
+        accumulator = net.ft_bias + net.ft_weights[features(board, perspective)].sum(axis=0)
+        halves.append(np.clip(accumulator, 0.0, 1.0) ** 2)
+    return float((np.concatenate(halves) @ net.out_weights + net.out_bias) * SCALE)
+
+
+def _truncating_divide(numerator: int, denominator: int) -> int:
+    """C's integer division (toward zero), which the core uses."""
+    quotient = abs(numerator) // abs(denominator)
+    return quotient if (numerator >= 0) == (denominator > 0) else -quotient
+
+
+def accumulator(net: QuantisedNetwork, board: chess.Board, perspective: chess.Color) -> np.ndarray:
+    """The int16 first-layer sums (the core keeps them in int16; the test checks none overflow)."""
+    total = net.ft_bias.astype(np.int64) + net.ft_weights[features(board, perspective)].astype(np.int64).sum(axis=0)
+    return total
+
+
+def quantised_evaluate(net: QuantisedNetwork, board: chess.Board, limit: int = 9000) -> int:
+    """The core's integer score for the board, side to move's view, clamped like the core's."""
+    halves = [np.clip(accumulator(net, board, side), 0, net.qa) for side in (board.turn, not board.turn)]
+    activated = np.concatenate(halves)
+    total = int((activated * activated * net.out_weights.astype(np.int64)).sum())
+    score = _truncating_divide((_truncating_divide(total, net.qa) + net.out_bias) * net.scale, net.qa * net.qb)
+    return max(-limit, min(limit, score))
+
+
+def quantise(net: FloatNetwork, description: str = "") -> QuantisedNetwork:
+    """Round the float network to the core's integers (weights clipped to what fits)."""
+    def rounded(values: np.ndarray, factor: float, limit: float) -> np.ndarray:
+        return np.round(np.clip(values, -limit, limit) * factor).astype(np.int16)
+
+    return QuantisedNetwork(
+        ft_weights=rounded(net.ft_weights, QA, FT_WEIGHT_LIMIT),
+        ft_bias=rounded(net.ft_bias, QA, FT_WEIGHT_LIMIT),
+        out_weights=rounded(net.out_weights, QB, OUT_WEIGHT_LIMIT),
+        out_bias=int(round(float(net.out_bias) * QA * QB)),
+        qa=QA, qb=QB, scale=SCALE, description=description)
+
+
+def random_network(hidden: int, seed: int) -> FloatNetwork:
+    """A network of the magnitudes a trained one has (weights' spread about 0.05), for tests
+    of the arithmetic."""
+    rng = np.random.default_rng(seed)
+    return FloatNetwork(
+        ft_weights=rng.normal(0.0, 0.05, size=(INPUTS, hidden)).astype(np.float32),
+        ft_bias=rng.normal(0.1, 0.05, size=hidden).astype(np.float32),
+        out_weights=rng.normal(0.0, 0.06, size=2 * hidden).astype(np.float32),
+        out_bias=0.01)
+
+
+def save_float_network(path, net: FloatNetwork) -> None:
+    """The float weights as a compressed .npz (written whole, then renamed)."""
+    from pathlib import Path
+    path = Path(path)
+    temporary = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(temporary, ft_weights=net.ft_weights, ft_bias=net.ft_bias,
+                        out_weights=net.out_weights, out_bias=np.float32(net.out_bias))
+    temporary.replace(path)
+
+
+def load_float_network(path) -> FloatNetwork:
+    with np.load(path) as stored:
+        return FloatNetwork(stored["ft_weights"], stored["ft_bias"], stored["out_weights"], float(stored["out_bias"]))

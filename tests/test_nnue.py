@@ -1,0 +1,195 @@
+"""The neural evaluation: the core's integer network against the numpy reference (exactly), the
+float network (within a stated tolerance), incremental accumulators against fresh ones, and
+network files that cannot be used (a clear message, the hand-written evaluation kept)."""
+from __future__ import annotations
+
+import random
+import struct
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.evaluate import Evaluator, nnue_active
+from ponderosa.engine import nnue
+from ponderosa.engine.nnue import reference
+from ponderosa.engine.nnue.choice import EvaluationChoice
+from ponderosa.engine.nnue.network_file import NetworkFileError, network_bytes, write_network
+
+REPO = Path(__file__).resolve().parents[1]
+FLOAT_WEIGHTS = REPO / "data" / "nnue" / "ponderosa-float.npz"
+# The shipped network against its float weights: at most this many centipawns apart, plus this
+# share of the score (rounding the weights to 1/255 and 1/64 moves a score by a few centipawns).
+FLOAT_TOLERANCE_CP = 20
+FLOAT_TOLERANCE_SHARE = 0.03
+FLOAT_MEDIAN_CP = 5      # and half the positions within this
+
+# Start positions rich in the moves an accumulator update must get right.
+SPECIAL_STARTS = [
+    chess.STARTING_FEN,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",    # castling both ways, e.p.
+    "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",                               # promotions with captures
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",                             # e.p. and discovered checks
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+]
+
+
+@pytest.fixture
+def restore_evaluation():
+    """Tests change the process's network; put back the hand-written evaluation after each."""
+    yield
+    nnue.remove()
+
+
+def random_positions(count: int, seed: int, null_moves: bool = False):
+    """(python-chess board, core Board) pairs along random games from SPECIAL_STARTS, yielded
+    after each move, the core board being the same game move by move (so its accumulators are
+    updated incrementally). With null_moves, a side switch now and then."""
+    rng = random.Random(seed)
+    produced = 0
+    while produced < count:
+        fen = rng.choice(SPECIAL_STARTS)
+        board, core = chess.Board(fen), Board(fen)
+        for _ in range(rng.randint(10, 120)):
+            moves = list(board.legal_moves)
+            if not moves or board.is_insufficient_material():
+                break
+            if null_moves and not board.is_check() and rng.random() < 0.05:
+                board.push(chess.Move.null())
+                core.push_uci("0000")
+            else:
+                # castling, e.p. and promotions, rare in random play, are taken when they come
+                special = [move for move in moves if board.is_castling(move) or board.is_en_passant(move)
+                           or move.promotion is not None]
+                move = rng.choice(special if special and rng.random() < 0.5 else moves)
+                board.push(move)
+                core.push_uci(move.uci())
+            yield board, core
+            produced += 1
+            if produced >= count:
+                return
+
+
+def test_core_equals_quantised_reference_on_10000_positions(restore_evaluation) -> None:
+    net = reference.quantise(reference.random_network(256, seed=7))
+    nnue.install(net)
+    evaluator = Evaluator()
+    mismatches = []
+    for board, core in random_positions(10_000, seed=11):
+        for side in (chess.WHITE, chess.BLACK):   # no first-layer sum may leave int16
+            assert np.abs(reference.accumulator(net, board, side)).max() < 32768
+        expected = reference.quantised_evaluate(net, board)
+        got = evaluator.evaluate(core)
+        if got != expected:
+            mismatches.append((board.fen(), got, expected))
+    assert mismatches == []
+
+
+def test_quantised_network_stays_near_its_float_network(restore_evaluation) -> None:
+    """On a random network of trained magnitudes, and on the shipped one when its float weights
+    are in the repository (tools/nnue_train.py --float-out)."""
+    networks = [reference.random_network(256, seed=3)]
+    if FLOAT_WEIGHTS.exists():
+        networks.append(reference.load_float_network(FLOAT_WEIGHTS))
+    for float_net in networks:
+        net = reference.quantise(float_net)
+        worst, errors = 0.0, []
+        for board, _ in random_positions(2_000, seed=5):
+            exact = reference.float_evaluate(float_net, board)
+            if abs(exact) > 3000:
+                continue
+            errors.append(abs(reference.quantised_evaluate(net, board) - exact))
+            worst = max(worst, errors[-1] - FLOAT_TOLERANCE_SHARE * abs(exact))
+        assert worst <= FLOAT_TOLERANCE_CP and np.median(errors) <= FLOAT_MEDIAN_CP
+
+
+def test_incremental_accumulators_equal_fresh_ones(restore_evaluation) -> None:
+    nnue.install(reference.quantise(reference.random_network(256, seed=9)))
+    evaluator = Evaluator()
+    seen = {"castle": 0, "ep": 0, "promotion": 0, "capture": 0, "null": 0}
+    for board, core in random_positions(6_000, seed=13, null_moves=True):
+        last = board.peek()
+        if not last:
+            seen["null"] += 1
+        else:
+            board.pop()
+            seen["castle"] += board.is_castling(last)
+            seen["ep"] += board.is_en_passant(last)
+            seen["capture"] += board.is_capture(last)
+            board.push(last)
+            seen["promotion"] += last.promotion is not None
+        assert evaluator.network_accumulator(core) == evaluator.network_accumulator(core, fresh=True), board.fen()
+    assert min(seen.values()) > 0, seen   # every kind of move was among them
+
+
+def test_search_takeback_and_siblings_keep_accumulators_right(restore_evaluation) -> None:
+    """After searches (siblings overwrite the stack's entries) and take-backs, the evaluation of
+    the position at hand still equals the fresh one."""
+    from ponderosa.core_ext.tt import TranspositionTable
+    from ponderosa.engine.search import Searcher, SearchLimits
+    nnue.install(reference.quantise(reference.random_network(256, seed=4)))
+    evaluator = Evaluator()
+    searcher = Searcher(TranspositionTable(1 << 20), evaluator)
+    core = Board(SPECIAL_STARTS[1])
+    for _ in range(6):
+        result = searcher.run(core, SearchLimits(nodes=3000))
+        assert evaluator.network_accumulator(core) == evaluator.network_accumulator(core, fresh=True)
+        core.push_uci(result.best_move)
+    core.pop()
+    core.pop()
+    assert evaluator.network_accumulator(core) == evaluator.network_accumulator(core, fresh=True)
+
+
+def test_network_file_round_trip(tmp_path: Path) -> None:
+    net = reference.quantise(reference.random_network(256, seed=1), "round trip")
+    path = tmp_path / "net.nnue"
+    write_network(path, net)
+    again = nnue.read_network(path)
+    assert again.description == "round trip" and again.out_bias == net.out_bias
+    assert np.array_equal(again.ft_weights, net.ft_weights) and np.array_equal(again.out_weights, net.out_weights)
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty", "truncated", "magic", "checksum", "shape", "version"])
+def test_unusable_network_file_is_named_and_falls_back(tmp_path: Path, damage: str, restore_evaluation) -> None:
+    good = network_bytes(reference.quantise(reference.random_network(256, seed=1)))
+    path = tmp_path / f"{damage}.nnue"
+    if damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "truncated":
+        path.write_bytes(good[:len(good) // 2])
+    elif damage == "magic":
+        path.write_bytes(b"NOTANNUE" + good[8:])
+    elif damage == "checksum":
+        path.write_bytes(good[:100] + bytes([good[100] ^ 1]) + good[101:])
+    elif damage == "shape":
+        path.write_bytes(network_bytes(reference.quantise(reference.random_network(128, seed=1))))
+    elif damage == "version":
+        path.write_bytes(good[:8] + struct.pack("<I", 99) + good[12:])
+    working = tmp_path / "working.nnue"
+    working.write_bytes(good)
+    choice = EvaluationChoice()
+    assert choice.set_file(str(working)) == [] and nnue_active()
+    messages = choice.set_file(str(path))
+    assert len(messages) == 1 and str(tmp_path) in messages[0] and "hand-written" in messages[0]
+    assert not nnue_active() and "hand-written" in choice.describe()
+    with pytest.raises(NetworkFileError, match=str(path)):
+        nnue.load(path)
+    assert not nnue_active()
+
+
+def test_switching_between_network_and_hand_written(tmp_path: Path, restore_evaluation) -> None:
+    path = tmp_path / "net.nnue"
+    write_network(path, reference.quantise(reference.random_network(256, seed=2)))
+    choice = EvaluationChoice()
+    assert choice.set_file(str(path)) == [] and nnue_active()
+    board, evaluator = Board(), Evaluator()
+    network_score = evaluator.evaluate(board)
+    assert network_score == reference.quantised_evaluate(choice.network, chess.Board())
+    choice.set_mode("classic")
+    assert not nnue_active() and evaluator.evaluate(board) == evaluator.classic_evaluate(board)
+    choice.set_mode("nnue")
+    assert nnue_active() and evaluator.evaluate(board) == network_score
+    with pytest.raises(ValueError):
+        choice.set_mode("neural")
