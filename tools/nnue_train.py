@@ -69,7 +69,7 @@ def build_model(hidden: int) -> "torch.nn.Module":
                 ft_weights=self.ft.weight[:PAD].detach().numpy().astype(np.float32),
                 ft_bias=self.ft_bias.detach().numpy().astype(np.float32),
                 out_weights=self.out.weight[0].detach().numpy().astype(np.float32),
-                out_bias=float(self.out.bias[0]))
+                out_bias=float(self.out.bias[0].detach()))
 
     return Network()
 
@@ -110,7 +110,7 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace) -> tuple["torch
     train_index = torch.from_numpy(np.flatnonzero(~validation))
     valid_index = torch.from_numpy(np.flatnonzero(validation))
     model = build_model(args.hidden)
-    optimiser = torch.optim.Adam(model.parameters(), lr=args.lr)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     schedule = torch.optim.lr_scheduler.StepLR(optimiser, step_size=max(1, args.epochs // 3), gamma=0.3)
     history = []
     for epoch in range(1, args.epochs + 1):
@@ -143,18 +143,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="use the first N positions only (learning curves)")
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--epochs", type=int, default=12)
-    parser.add_argument("--batch", type=int, default=16384)
+    parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--lambda", dest="score_weight", type=float, default=0.7,
-                        help="weight of the search score in the target; the game result has the rest (default 0.7)")
+    parser.add_argument("--lambda", dest="score_weight", type=float, default=1.0,
+                        help="weight of the search score in the target; the game result has the rest (default 1.0: "
+                             "with a few thousand games the network learns each game's result by heart, "
+                             "docs/NNUE.md)")
+    parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW's decoupled weight decay (default 0)")
     parser.add_argument("--validation", type=float, default=0.02, help="share of games held out (default 0.02)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="PyTorch threads (default 1: with other work on the machine, more threads wait on "
+                             "each other at every small step and run many times slower)")
     parser.add_argument("--float-out", type=Path,
                         help="also keep the float weights (.npz): the tests compare the integer network with them")
     args = parser.parse_args(argv)
     if torch is None:
         print("the trainer needs PyTorch: pip install -e .[train]", file=sys.stderr)
         return 1
+    torch.set_num_threads(args.threads)
     if args.positions is None and not args.games:
         parser.error("give packed games files or --positions")
     if args.positions is not None:
