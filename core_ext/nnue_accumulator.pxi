@@ -17,51 +17,35 @@ cdef inline int nnue_feature(int perspective, int piece, int sq) noexcept nogil:
     return relative * 384 + ((piece & 7) - 1) * 64 + sq
 
 
+cdef extern from "nnue_kernels.h" nogil:
+    enum: PONDEROSA_NNUE_HIDDEN
+    void nnue_kernel_add(int16_t* values, const int16_t* column)
+    void nnue_kernel_add_sub(int16_t* out, const int16_t* source, const int16_t* a, const int16_t* s)
+    void nnue_kernel_add_sub_sub(int16_t* out, const int16_t* source, const int16_t* a, const int16_t* s,
+                                 const int16_t* t)
+    void nnue_kernel_add_add_sub_sub(int16_t* out, const int16_t* source, const int16_t* a, const int16_t* b,
+                                     const int16_t* s, const int16_t* t)
+    int32_t nnue_kernel_output(const int16_t* us, const int16_t* them, const int16_t* weights, int32_t qa)
+
+if PONDEROSA_NNUE_HIDDEN != NNUE_HIDDEN:
+    raise ImportError("nnue_kernels.h and core.pxd disagree on the network's hidden size")
+
+
+cdef inline const int16_t* nnue_column(int feature) noexcept nogil:
+    return &NNUE_NET.ft_weights[feature * NNUE_HIDDEN]
+
+
 cdef void nnue_refresh(Position* pos, NNUEAccumulator* acc) noexcept nogil:
     """Compute both perspectives from scratch: bias plus a column per piece."""
-    cdef int perspective, sq, i
+    cdef int perspective, sq
     cdef Bitboard pieces
-    cdef int16_t* values
-    cdef const int16_t* column
     for perspective in range(2):
-        values = acc.values[perspective]
-        memcpy(values, NNUE_NET.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
+        memcpy(acc.values[perspective], NNUE_NET.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
         pieces = occupied(pos)
         while pieces:
             sq = lsb(pieces)
             pieces &= pieces - 1
-            column = &NNUE_NET.ft_weights[nnue_feature(perspective, pos.board[sq], sq) * NNUE_HIDDEN]
-            for i in range(NNUE_HIDDEN):
-                values[i] += column[i]
-
-
-cdef inline void nnue_add_sub(int16_t* out, const int16_t* source, int add0, int sub0) noexcept nogil:
-    cdef const int16_t* a = &NNUE_NET.ft_weights[add0 * NNUE_HIDDEN]
-    cdef const int16_t* s = &NNUE_NET.ft_weights[sub0 * NNUE_HIDDEN]
-    cdef int i
-    for i in range(NNUE_HIDDEN):
-        out[i] = source[i] + a[i] - s[i]
-
-
-cdef inline void nnue_add_sub_sub(int16_t* out, const int16_t* source, int add0, int sub0,
-                                  int sub1) noexcept nogil:
-    cdef const int16_t* a = &NNUE_NET.ft_weights[add0 * NNUE_HIDDEN]
-    cdef const int16_t* s = &NNUE_NET.ft_weights[sub0 * NNUE_HIDDEN]
-    cdef const int16_t* t = &NNUE_NET.ft_weights[sub1 * NNUE_HIDDEN]
-    cdef int i
-    for i in range(NNUE_HIDDEN):
-        out[i] = source[i] + a[i] - s[i] - t[i]
-
-
-cdef inline void nnue_add_add_sub_sub(int16_t* out, const int16_t* source, int add0, int add1,
-                                      int sub0, int sub1) noexcept nogil:
-    cdef const int16_t* a = &NNUE_NET.ft_weights[add0 * NNUE_HIDDEN]
-    cdef const int16_t* b = &NNUE_NET.ft_weights[add1 * NNUE_HIDDEN]
-    cdef const int16_t* s = &NNUE_NET.ft_weights[sub0 * NNUE_HIDDEN]
-    cdef const int16_t* t = &NNUE_NET.ft_weights[sub1 * NNUE_HIDDEN]
-    cdef int i
-    for i in range(NNUE_HIDDEN):
-        out[i] = source[i] + a[i] + b[i] - s[i] - t[i]
+            nnue_kernel_add(acc.values[perspective], nnue_column(nnue_feature(perspective, pos.board[sq], sq)))
 
 
 cdef void nnue_apply_move(NNUEAccumulator* parent, NNUEAccumulator* child, StateInfo* st) noexcept nogil:
@@ -80,19 +64,23 @@ cdef void nnue_apply_move(NNUEAccumulator* parent, NNUEAccumulator* child, State
         if flag == FLAG_CASTLE:
             castle_rook_squares(frm, to, &rook_from, &rook_to)
             rook = (moved & 8) + ROOK
-            nnue_add_add_sub_sub(child.values[perspective], parent.values[perspective],
-                                 nnue_feature(perspective, moved, to), nnue_feature(perspective, rook, rook_to),
-                                 nnue_feature(perspective, moved, frm), nnue_feature(perspective, rook, rook_from))
+            nnue_kernel_add_add_sub_sub(
+                child.values[perspective], parent.values[perspective],
+                nnue_column(nnue_feature(perspective, moved, to)), nnue_column(nnue_feature(perspective, rook, rook_to)),
+                nnue_column(nnue_feature(perspective, moved, frm)),
+                nnue_column(nnue_feature(perspective, rook, rook_from)))
         elif st.captured:
             capsq = to
             if flag == FLAG_EN_PASSANT:
                 capsq = to - 8 if (moved >> 3) == WHITE else to + 8
-            nnue_add_sub_sub(child.values[perspective], parent.values[perspective],
-                             nnue_feature(perspective, arrived, to), nnue_feature(perspective, moved, frm),
-                             nnue_feature(perspective, st.captured, capsq))
+            nnue_kernel_add_sub_sub(
+                child.values[perspective], parent.values[perspective],
+                nnue_column(nnue_feature(perspective, arrived, to)), nnue_column(nnue_feature(perspective, moved, frm)),
+                nnue_column(nnue_feature(perspective, st.captured, capsq)))
         else:
-            nnue_add_sub(child.values[perspective], parent.values[perspective],
-                         nnue_feature(perspective, arrived, to), nnue_feature(perspective, moved, frm))
+            nnue_kernel_add_sub(
+                child.values[perspective], parent.values[perspective],
+                nnue_column(nnue_feature(perspective, arrived, to)), nnue_column(nnue_feature(perspective, moved, frm)))
 
 
 cdef void nnue_update(Position* pos, NNUEAccumulator* stack) noexcept nogil:
@@ -111,17 +99,7 @@ cdef void nnue_update(Position* pos, NNUEAccumulator* stack) noexcept nogil:
 
 cdef inline int32_t nnue_output(const int16_t* us, const int16_t* them) noexcept nogil:
     """The output layer on the two halves: sum of clamp(v, 0, QA)^2 * w, then the scales."""
-    cdef const int16_t* w = NNUE_NET.out_weights
-    cdef int32_t total = 0, v
-    cdef int i
-    for i in range(NNUE_HIDDEN):
-        v = us[i]
-        v = 0 if v < 0 else (NNUE_QA if v > NNUE_QA else v)
-        total += v * v * w[i]
-    for i in range(NNUE_HIDDEN):
-        v = them[i]
-        v = 0 if v < 0 else (NNUE_QA if v > NNUE_QA else v)
-        total += v * v * w[NNUE_HIDDEN + i]
+    cdef int32_t total = nnue_kernel_output(us, them, NNUE_NET.out_weights, NNUE_QA)
     # C division truncates toward zero; the Python reference does the same.
     return <int32_t>((<int64_t>(total // NNUE_QA) + NNUE_NET.out_bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB))
 

@@ -12,8 +12,9 @@ network learns quiet positions, where the static evaluation is what the search u
 
 OUT holds, per position: the side to move's 32 input indices (768 pads an empty slot; the other
 perspective's indices follow from them, see mirror_features), the search score and the game
-result both from the side to move's view, and the game's number (so validation can hold out whole
-games). tools/nnue_train.py reads it.
+result both from the side to move's view, the game's number (so validation can hold out whole
+games), and whether the position has no castling rights (then its mirror image left to right is
+as good a training position: tools/nnue_train.py --mirror). tools/nnue_train.py reads it.
 """
 from __future__ import annotations
 
@@ -50,8 +51,14 @@ def mirror_features(indices: np.ndarray) -> np.ndarray:
     return np.where(indices == PAD, PAD, mirrored)
 
 
+def flip_files(indices: np.ndarray) -> np.ndarray:
+    """The same pieces with the board mirrored left to right (a-file <-> h-file)."""
+    return np.where(indices == PAD, PAD, indices ^ 7)
+
+
 def extract(paths: list[Path], skip_plies: int, max_score: int) -> dict[str, np.ndarray]:
     rows: list[list[int]] = []
+    flippable: list[bool] = []
     scores: list[int] = []
     results: list[float] = []
     game_ids: list[int] = []
@@ -68,12 +75,14 @@ def extract(paths: list[Path], skip_plies: int, max_score: int) -> dict[str, np.
                     scores.append(score)
                     results.append(white_result if board.turn == chess.WHITE else 1.0 - white_result)
                     game_ids.append(game_number)
+                    flippable.append(not board.castling_rights)
                 board.push(move)
             game_number += 1
     return {"features": np.array(rows, dtype=np.int16).reshape(-1, SLOTS),
             "scores": np.array(scores, dtype=np.int16),
             "results": np.array(results, dtype=np.float32),
-            "games": np.array(game_ids, dtype=np.int32)}
+            "games": np.array(game_ids, dtype=np.int32),
+            "flippable": np.array(flippable, dtype=bool)}
 
 
 def main(argv: list[str] | None = None) -> int:

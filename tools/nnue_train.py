@@ -97,17 +97,34 @@ def evaluate_loss(model, features, mirrored, target, size: int) -> float:
     return total / max(count, 1)
 
 
-def train(data: dict[str, np.ndarray], args: argparse.Namespace) -> tuple["torch.nn.Module", list[tuple]]:
+def train(data: dict[str, np.ndarray], args: argparse.Namespace,
+          holdout: dict[str, np.ndarray] | None = None) -> tuple["torch.nn.Module", list[tuple]]:
+    """Train on data; validate on holdout, or on whole games of data (--validation) without one."""
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
-    games = data["games"]
-    rng = np.random.default_rng(args.seed)
-    held = rng.random(int(games.max(initial=0)) + 1) < args.validation
-    validation = held[games]
-    feats = torch.from_numpy(data["features"].astype(np.int64))
-    mirror = torch.from_numpy(nnue_data.mirror_features(data["features"].astype(np.int64)))
-    target = torch.from_numpy(targets(data["scores"], data["results"], args.score_weight))
-    train_index = torch.from_numpy(np.flatnonzero(~validation))
+    if holdout is not None:
+        count = len(data["scores"])
+        data = {name: np.concatenate([data[name], holdout[name]]) for name in data}
+        validation = np.arange(len(data["scores"])) >= count
+    else:
+        games = data["games"]
+        rng = np.random.default_rng(args.seed)
+        held = rng.random(int(games.max(initial=0)) + 1) < args.validation
+        validation = held[games]
+    features = data["features"].astype(np.int64)
+    wanted = targets(data["scores"], data["results"], args.score_weight)
+    train_rows = np.flatnonzero(~validation)
+    if args.mirror:
+        # Positions without castling rights are worth the same mirrored left to right: added as
+        # training rows of their own (validation keeps the positions as played).
+        extra = train_rows[data["flippable"][train_rows]]
+        features = np.concatenate([features, nnue_data.flip_files(features[extra])])
+        wanted = np.concatenate([wanted, wanted[extra]])
+        train_rows = np.concatenate([train_rows, np.arange(len(validation), len(validation) + len(extra))])
+    feats = torch.from_numpy(features)
+    mirror = torch.from_numpy(nnue_data.mirror_features(features))
+    target = torch.from_numpy(wanted)
+    train_index = torch.from_numpy(train_rows)
     valid_index = torch.from_numpy(np.flatnonzero(validation))
     model = build_model(args.hidden)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
@@ -134,12 +151,19 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace) -> tuple["torch
     return model, history
 
 
+def read_positions(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as stored:
+        return {name: stored[name] for name in ("features", "scores", "results", "games", "flippable")}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("out", type=Path, help="the network file to write")
     parser.add_argument("games", type=Path, nargs="*", help="packed games files (tools/datagen.py --packed)")
     parser.add_argument("--positions", type=Path, help="positions already extracted by tools/nnue_data.py")
+    parser.add_argument("--holdout", type=Path,
+                        help="validate on these positions (tools/nnue_data.py) instead of games held out of the data")
     parser.add_argument("--limit", type=int, default=0, help="use the first N positions only (learning curves)")
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--epochs", type=int, default=12)
@@ -149,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="weight of the search score in the target; the game result has the rest (default 1.0: "
                              "with a few thousand games the network learns each game's result by heart, "
                              "docs/NNUE.md)")
+    parser.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=True,
+                        help="add the left-right mirror image of every position without castling rights (default on)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW's decoupled weight decay (default 0)")
     parser.add_argument("--validation", type=float, default=0.02, help="share of games held out (default 0.02)")
     parser.add_argument("--seed", type=int, default=1)
@@ -164,15 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     if args.positions is None and not args.games:
         parser.error("give packed games files or --positions")
-    if args.positions is not None:
-        with np.load(args.positions) as stored:
-            data = {name: stored[name] for name in ("features", "scores", "results", "games")}
-    else:
-        data = nnue_data.extract(args.games, skip_plies=8, max_score=3000)
+    data = read_positions(args.positions) if args.positions is not None else \
+        nnue_data.extract(args.games, skip_plies=8, max_score=3000)
+    holdout = read_positions(args.holdout) if args.holdout is not None else None
     if args.limit:
         data = {name: values[:args.limit] for name, values in data.items()}
     print(f"{len(data['scores'])} positions from {int(data['games'].max(initial=-1)) + 1} games", file=sys.stderr)
-    model, history = train(data, args)
+    model, history = train(data, args, holdout)
     description = (f"768x{args.hidden}x1 SCReLU, {len(data['scores'])} positions of Ponderosa self-play, "
                    f"{args.epochs} epochs, lambda {args.score_weight}, validation loss {history[-1][2]:.6f}")
     float_net = model.float_network()

@@ -1,0 +1,59 @@
+/* The neural evaluation's int16 loops, compiled twice where the compiler can: for AVX2 and for
+ * the build's baseline (x86-64-v2 by default), the processor picking one when the module loads
+ * (GCC's target_clones). The baseline build stays portable; a machine with AVX2 still gets
+ * 16 lanes instead of 8. The Cython side (nnue_accumulator.pxi) calls these and nothing else
+ * in the inner loops. */
+#ifndef PONDEROSA_NNUE_KERNELS_H
+#define PONDEROSA_NNUE_KERNELS_H
+#include <stdint.h>
+
+#define PONDEROSA_NNUE_HIDDEN 256
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__AVX2__)
+#define PONDEROSA_NNUE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PONDEROSA_NNUE_CLONES
+#endif
+
+PONDEROSA_NNUE_CLONES
+static void nnue_kernel_add(int16_t* restrict values, const int16_t* restrict column) {
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) values[i] += column[i];
+}
+
+PONDEROSA_NNUE_CLONES
+static void nnue_kernel_add_sub(int16_t* restrict out, const int16_t* restrict source,
+                                const int16_t* restrict a, const int16_t* restrict s) {
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) out[i] = source[i] + a[i] - s[i];
+}
+
+PONDEROSA_NNUE_CLONES
+static void nnue_kernel_add_sub_sub(int16_t* restrict out, const int16_t* restrict source,
+                                    const int16_t* restrict a, const int16_t* restrict s,
+                                    const int16_t* restrict t) {
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) out[i] = source[i] + a[i] - s[i] - t[i];
+}
+
+PONDEROSA_NNUE_CLONES
+static void nnue_kernel_add_add_sub_sub(int16_t* restrict out, const int16_t* restrict source,
+                                        const int16_t* restrict a, const int16_t* restrict b,
+                                        const int16_t* restrict s, const int16_t* restrict t) {
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) out[i] = source[i] + a[i] + b[i] - s[i] - t[i];
+}
+
+/* Sum over both halves of clamp(v, 0, qa)^2 * w; the weights are side to move's half first. */
+PONDEROSA_NNUE_CLONES
+static int32_t nnue_kernel_output(const int16_t* restrict us, const int16_t* restrict them,
+                                  const int16_t* restrict weights, int32_t qa) {
+    int32_t total = 0;
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
+        int32_t v = us[i] < 0 ? 0 : (us[i] > qa ? qa : us[i]);
+        total += v * v * weights[i];
+    }
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
+        int32_t v = them[i] < 0 ? 0 : (them[i] > qa ? qa : them[i]);
+        total += v * v * weights[PONDEROSA_NNUE_HIDDEN + i];
+    }
+    return total;
+}
+
+#endif
