@@ -669,10 +669,13 @@ class Engine:
     def set_eval_scale(self, name: str, percent: int) -> None:
         self.evaluator.set_scale(name, percent)
 
-    def score_breakdown(self) -> tuple[int, list[tuple[str, int, int, int]]]:
-        """Static evaluation from White's side, and its terms (name, White, Black, net)."""
-        total = self.evaluator.evaluate(self.board)
-        return (total if self.board.white_to_move else -total), self.evaluator.breakdown(self.board)
+    def score_breakdown(self) -> tuple[int, list[tuple[str, int, int, int]], int | None]:
+        """The hand-written evaluation from White's side and its terms (name, White, Black, net),
+        and the network's score from White's side when the searches use one (else None)."""
+        white = 1 if self.board.white_to_move else -1
+        total = self.evaluator.classic_evaluate(self.board) * white
+        network = self.evaluator.evaluate(self.board) * white if self.evaluation.active else None
+        return total, self.evaluator.breakdown(self.board), network
 
     # -- tools (engine/bench.py) -------------------------------------------------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import chess
 import pytest
 
 from ponderosa.engine import nnue
@@ -64,6 +65,12 @@ def test_console_eval(network: Path) -> None:
     for line in ("eval", f"eval {network}", "eval classic", "eval nnue", "eval no-such.nnue", "eval nnue"):
         console.execute(line)
     lines = out.getvalue().splitlines()
+    console.execute(f"eval {network}")
+    console.execute("score")
+    score = out.getvalue().splitlines()[-2:]
+    assert score[0].startswith("total ") and score[1].startswith("network (in use) ")
+    assert round(float(score[1].split()[-1]) * 100) == reference.quantised_evaluate(
+        nnue.read_network(network), chess.Board())
     assert lines[0] == "evaluation: hand-written (classic)" or "network" in lines[0]
     assert lines[1].startswith("evaluation: network small.nnue (test network")
     assert lines[2] == "evaluation: hand-written (classic)"

@@ -186,9 +186,9 @@ def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
                 "2r3k1/pppR1pp1/4p3/4P1P1/5P2/1P4K1/P1P5/8 w - - 0 1",
                 "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"):
         engine.set_position(fen)
-        white_view, _ = engine.score_breakdown()
+        white_view, _, _ = engine.score_breakdown()
         engine.set_position(chess.Board(fen).mirror().fen())
-        mirrored, _ = engine.score_breakdown()
+        mirrored, _, _ = engine.score_breakdown()
         assert white_view == -mirrored
 
 

@@ -71,8 +71,10 @@ def cmd_test(console: Console, args: list[str]) -> None:
 
 
 def cmd_score(console: Console, args: list[str]) -> None:
-    total, terms = console.engine.score_breakdown()
+    total, terms, network = console.engine.score_breakdown()
     console.say(f"{'term':<18} {'white':>8} {'black':>8} {'total':>8}")
     for name, white, black, net in terms:
         console.say(f"{name:<18} {white / 100:>8.2f} {black / 100:>8.2f} {net / 100:>8.2f}")
     console.say(f"{'total':<18} {'':>8} {'':>8} {total / 100:>8.2f}")
+    if network is not None:   # the search uses the network; the terms above are the hand-written evaluation's
+        console.say(f"{'network (in use)':<18} {'':>8} {'':>8} {network / 100:>8.2f}")
