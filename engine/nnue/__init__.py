@@ -17,7 +17,7 @@ def install(net: QuantisedNetwork, name: str = "network") -> None:
         raise NetworkFileError(f"{name}: a 768x{net.hidden} network with QA {net.qa}, QB {net.qb}, scale {net.scale}; "
                                f"this engine computes 768x{shape['hidden']} with QA {shape['qa']}, "
                                f"QB {shape['qb']}, scale {shape['scale']}")
-    nnue_install(net.ft_weights.reshape(-1), net.ft_bias, net.out_weights, net.out_bias)
+    nnue_install(net.ft_weights, net.ft_bias, net.out_weights, net.out_bias)
 
 
 def load(path: Path) -> QuantisedNetwork:

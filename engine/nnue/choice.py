@@ -20,15 +20,17 @@ class EvaluationChoice:
     def load_default(self) -> list[str]:
         """The network shipped with the engine; messages when it cannot be used (none when the
         package ships none: the hand-written evaluation is then the engine's own choice)."""
-        if not nnue.DEFAULT_NETWORK.exists():
-            self._apply()
-            return []
         return self.set_file(DEFAULT_NAME)
 
     def set_file(self, name: str) -> list[str]:
         """Use the network in the file (DEFAULT_NAME or '': the shipped one). A file that cannot
         be used leaves the hand-written evaluation in use and says why."""
-        path = nnue.DEFAULT_NETWORK if name.strip() in ("", DEFAULT_NAME) else Path(name.strip()).expanduser()
+        default = name.strip() in ("", DEFAULT_NAME)
+        path = nnue.DEFAULT_NETWORK if default else Path(name.strip()).expanduser()
+        if default and not path.exists():   # a package without a network: the hand-written one is the default
+            self.network, self.path = None, None
+            self._apply()
+            return []
         try:
             network = nnue.read_network(path)
             nnue.install(network, str(path))    # checks the shape against the core's before use

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from ponderosa.engine.nnue.network_file import INPUTS, QuantisedNetwork
+from ponderosa.engine.nnue.network_file import INPUTS, QuantisedNetwork, int16_array
 
 QA = 255
 QB = 64
@@ -57,25 +57,29 @@ def _truncating_divide(numerator: int, denominator: int) -> int:
     return quotient if (numerator >= 0) == (denominator > 0) else -quotient
 
 
+def as_numpy(values) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int16).astype(np.int64)
+
+
 def accumulator(net: QuantisedNetwork, board: chess.Board, perspective: chess.Color) -> np.ndarray:
-    """The int16 first-layer sums (the core keeps them in int16; the test checks none overflow)."""
-    total = net.ft_bias.astype(np.int64) + net.ft_weights[features(board, perspective)].astype(np.int64).sum(axis=0)
-    return total
+    """The first-layer sums, in int64 (the core keeps them in int16; the test checks none overflow)."""
+    weights = as_numpy(net.ft_weights).reshape(INPUTS, net.hidden)
+    return as_numpy(net.ft_bias) + weights[features(board, perspective)].sum(axis=0)
 
 
 def quantised_evaluate(net: QuantisedNetwork, board: chess.Board, limit: int = 9000) -> int:
     """The core's integer score for the board, side to move's view, clamped like the core's."""
     halves = [np.clip(accumulator(net, board, side), 0, net.qa) for side in (board.turn, not board.turn)]
     activated = np.concatenate(halves)
-    total = int((activated * activated * net.out_weights.astype(np.int64)).sum())
+    total = int((activated * activated * as_numpy(net.out_weights)).sum())
     score = _truncating_divide((_truncating_divide(total, net.qa) + net.out_bias) * net.scale, net.qa * net.qb)
     return max(-limit, min(limit, score))
 
 
 def quantise(net: FloatNetwork, description: str = "") -> QuantisedNetwork:
     """Round the float network to the core's integers (weights clipped to what fits)."""
-    def rounded(values: np.ndarray, factor: float, limit: float) -> np.ndarray:
-        return np.round(np.clip(values, -limit, limit) * factor).astype(np.int16)
+    def rounded(values: np.ndarray, factor: float, limit: float):
+        return int16_array(np.round(np.clip(values, -limit, limit) * factor).astype("<i2").tobytes())
 
     return QuantisedNetwork(
         ft_weights=rounded(net.ft_weights, QA, FT_WEIGHT_LIMIT),
