@@ -366,6 +366,17 @@ class Engine:
         self._last_probe = (self.board.key, probe)
         return probe
 
+    def book_reply(self, after: str | None = None) -> str | None:
+        """The book's most likely move in the current position, or in the one after the move
+        `after` (the engine's own book move, not yet played on the board): the move to ponder on."""
+        board = self.board
+        if after is not None:
+            board = self.board.copy()
+            board.push_uci(after)
+        with self._learning_may_fail():
+            return self.book.likely_move(board)
+        return None
+
     @property
     def learn_threshold(self) -> int:
         """The learned value (centipawns) below which a book move is not playable: the book does not

@@ -236,6 +236,16 @@ class OpeningBook:
             return None
         return rank(candidates, self.settings)
 
+    def likely_move(self, board: Board) -> str | None:
+        """The book's most played move in the position (the reply a ponder search expects after
+        a book move), by the books' game counts alone: nothing is drawn, learned or aged."""
+        if not self.enabled:
+            return None
+        candidates = self.candidates(board, evaluate=False)
+        if not candidates:
+            return None
+        return max(candidates, key=lambda candidate: (candidate.games, candidate.move)).move
+
     def probe(self, board: Board, game: chess.Board) -> BookProbe:
         """The book's move for the position (or the moves to search, with book random 0); out of
         book, the PostBook's move if it has a good one."""

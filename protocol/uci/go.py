@@ -11,7 +11,7 @@ from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, IllegalMoveError
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits
 
 if TYPE_CHECKING:
-    from ponderosa.protocol.uci.session import UciSession
+    from ponderosa.protocol.uci.session import ActiveSearch, UciSession
 
 MAX_MATE_MOVES = 50          # `go mate N` searches 2N plies; more than this is no mate search
 MAX_NODES = 1 << 62          # a node limit the core's 64-bit counter can hold
@@ -144,8 +144,24 @@ def _play_book_move(session: UciSession, probe: BookProbe) -> None:
     """The book's move, answered at once and noted for book learning."""
     assert probe.move is not None
     session.info_string(f"book move {session.engine.san(probe.move)} ({probe.chance * 100:.0f}%)")
-    session.out.line(f"bestmove {probe.move}")
+    reply = session.engine.book_reply(after=probe.move)   # the GUI ponders on the book's likely answer
+    session.out.line(f"bestmove {probe.move}" + (f" ponder {reply}" if reply else ""))
     session.engine.note_own_move(probe.move, None)   # after the answer (see UciSession.send_bestmove)
+
+
+def _book_move_on_ponderhit(session: UciSession, active: ActiveSearch) -> bool:
+    """A ponder hit into a book position is a book hit: the ponder search is dropped and the
+    book's move answered at once, as a `go` in that position would have been."""
+    engine = session.engine
+    if session.analyse_mode or active.go.searchmoves or not engine.book.enabled:
+        return False
+    probe = engine.book_probe()
+    if probe.move is None:
+        return False
+    session.active = None
+    engine.end_search()   # its result (a stale `done`) is ignored: the search is no longer active
+    _play_book_move(session, probe)
+    return True
 
 
 def stop(session: UciSession, args: str) -> None:
@@ -173,6 +189,8 @@ def ponderhit(session: UciSession, args: str) -> None:
         return
     active.kind = "think"
     session.restore_predicted_move(active)   # the predicted move was played: the game has it again
+    if _book_move_on_ponderhit(session, active):
+        return
     if active.result is not None:
         result, session.active = active.result, None
         session.send_bestmove(result, record=True)

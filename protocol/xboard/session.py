@@ -201,7 +201,8 @@ class XBoardSession:
             self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
         self.ics.book_move(san, chance, moves)   # before the move, as for a searched move
         self._answer_draw_offer(self.last_scores[-1] if self.last_scores else 0)
-        self._send_move(probe.move, None)
+        if self._send_move(probe.move, None):
+            self.start_pondering(self.engine.book_reply())   # on the book's likely answer
 
     def _send_move(self, uci: str, searched: SearchResult | None) -> bool:
         """Play the engine's move and send it, then any claim and the held pongs; True while
@@ -353,6 +354,11 @@ class XBoardSession:
         self.engine.make_move(uci)
         self.excluded.clear()
         assert self.active is not None
+        probe = self.engine.book_probe()   # a ponder hit into the book is a book hit
+        if probe.move is not None:
+            self.abandon()
+            self._play_book_move(probe)
+            return
         self.active.kind = "think"
         self.active.ponder_move = None
         if self.ponder_result is not None:
