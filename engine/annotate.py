@@ -15,6 +15,7 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.records import ReadGame, RecordError, read_pgn_file, write_atomically
+from ponderosa.engine.score_graph import GraphPoint, score_graph_svg
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, mate_distance
 
 if TYPE_CHECKING:
@@ -321,6 +322,8 @@ def html_page(games: list[AnnotatedGame], request: AnnotateRequest) -> str:
              ".played{color:#c33}.best{color:#194}</style></head><body>",
              f"<h1>{html.escape(request.path.name)}</h1>",
              f"<p>Annotated by Ponderosa: {request.seconds:g} s per move, margin {request.margin / 100:.2f} pawns."
+             f" The graph: the engine's score from White's side after each annotated move, clipped at five pawns"
+             f" (a mate on the edge); a red dot is a commented move, linked to its board."
              f" Red arrow: the move played; green: the engine's choice.</p>"]
     for game in games:
         tags = game.tags
@@ -331,6 +334,11 @@ def html_page(games: list[AnnotatedGame], request: AnnotateRequest) -> str:
         if game.problem:
             parts.append(f"<p><em>{html.escape(game.problem)}</em></p>")
         notes = {note.ply: note for note in game.notes if note.commented}
+        anchor = f"g{game.number}p{{}}"
+        points = [GraphPoint(note.ply, note.played.score, note.move_text(),
+                             anchor.format(note.ply) if note.commented else None) for note in game.notes]
+        parts.append(score_graph_svg(points, len(game.moves), f"Game {game.number}: Ponderosa's score from "
+                                     "White's side after each annotated move (clipped at 5 pawns; red: commented)"))
         board = chess.Board(game.start_fen)
         words = []
         for ply, move in enumerate(game.moves):

@@ -3,6 +3,7 @@ PGN python-chess reads; the HTML page's SVG boards render in headless Chromium."
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import struct
 import subprocess
@@ -149,21 +150,37 @@ def test_annotateh_writes_a_page_whose_svg_boards_render_in_chromium(engine: Eng
     assert "written to blunder.pgn.html" in output
     page = Path("blunder.pgn.html").read_text()
     assert page.count("<svg") >= 1 and "Qxf7#" in page and "Alice Smith" in page
+    # A score graph at the top of each game, before its moves: one point per annotated move, the
+    # commented ones marked and linked to boards that exist on the page.
+    graphs = [match.start() for match in re.finditer('<svg class="score-graph"', page)]
+    headings = [match.start() for match in re.finditer("<h2>", page)]
+    assert len(graphs) == len(headings) == 2
+    for heading, graph in zip(headings, graphs):
+        assert heading < graph < page.index('<p class="moves">', heading)
+    first_graph = page[graphs[0]:page.index("</svg>", graphs[0]) + 6]
+    points = re.search(r'<polyline class="scores" points="([^"]+)"', first_graph).group(1).split()
+    assert len(points) == 7   # every move of game 1 ("wb": both sides, moves 1-999)
+    assert all(8 <= float(point.split(",")[1]) <= 188 for point in points)   # within the plot, mates on its edge
+    links = re.findall(r'<a href="#(g1p\d+)"><circle class="commented"', first_graph)
+    assert links and all(f'id="{anchor}"' in page for anchor in links)
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         pytest.skip("chromium is not installed (Debian package chromium): the page was written but not rendered")
-    # Only the first board: a page of its own, so the screenshot shows the board and nothing else.
-    start = page.index("<svg")
+    # The graph and the first board, each a page of its own, so a screenshot shows it and nothing else.
+    start = page.index("<svg", page.index("</svg>", graphs[0]))
     Path("board.html").write_text('<!DOCTYPE html><html><body style="margin:0;background:#fff">'
                                   + page[start:page.index("</svg>", start) + 6] + "</body></html>")
+    Path("graph.html").write_text('<!DOCTYPE html><html><body style="margin:0;background:#fff">'
+                                  + first_graph + "</body></html>")
     Path("blank.html").write_text('<!DOCTYPE html><html><body style="margin:0;background:#fff"></body></html>')
-    for name in ("board", "blank"):
+    for name in ("board", "graph", "blank"):
         subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                         f"--screenshot={Path(name + '.png').resolve()}", "--window-size=400,400",
                         f"file://{Path(name + '.html').resolve()}"], capture_output=True, timeout=90, check=False)
         assert Path(name + ".png").is_file(), f"chromium wrote no screenshot of {name}.html"
     assert png_colours(Path("blank.png")) <= 2      # the check tells a blank page
     assert png_colours(Path("board.png")) >= 8      # squares, pieces, arrows, coordinates
+    assert png_colours(Path("graph.png")) >= 5      # both halves, the area, the line, the red marks
 
 
 def test_annotate_with_n_shows_the_n_best_moves_as_variations(engine: Engine) -> None:
