@@ -41,6 +41,8 @@ from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
+from ponderosa.engine.strength import LINES as STRENGTH_LINES
+from ponderosa.engine.strength import LineCollector, StrengthLevel
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import HelperPool, SearchWorker
@@ -85,6 +87,7 @@ class Engine:
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher = Searcher(self.tt, self.evaluator)
+        self.strength = StrengthLevel()           # UCI_LimitStrength/UCI_Elo, skill: full strength until set
         self.evaluation = EvaluationChoice()      # the network (EvalFile) or the hand-written evaluation
         self.evaluation_messages = self.evaluation.load_default()   # for the front end to show
         self.tablebases = Tablebases()            # no path until egtb/tbpath/egtpath/SyzygyPath
@@ -498,7 +501,24 @@ class Engine:
         returns the search's serial number, which on_finished receives with the result."""
         self.worker.stop()   # a running search is stopped first (worker.start would do it too)
         self._before_search()
+        open_ended = limits.depth is None and limits.nodes is None and limits.soft_seconds is None \
+            and limits.hard_seconds is None
+        if self.strength.limited and not open_ended:   # analysis stays at full strength
+            limits, on_thinking, on_finished, lines = self._at_strength_level(limits, on_thinking, on_finished)
+            return self.worker.start(self.board, limits, on_thinking, on_finished, excluded, multi_pv=lines)
         return self.worker.start(self.board, limits, on_thinking, on_finished, excluded)
+
+    def _at_strength_level(self, limits: SearchLimits, on_thinking: Callable[[Thinking], None] | None,
+                           on_finished: Callable[[int, SearchResult], None]) -> tuple[
+            SearchLimits, Callable[[Thinking], None], Callable[[int, SearchResult], None], int]:
+        """A search at the strength level: capped, over several root lines, its move chosen among them."""
+        collector = LineCollector(on_thinking)
+        level = self.strength
+
+        def finished(serial: int, result: SearchResult) -> None:
+            on_finished(serial, level.choose(result, collector.lines()))
+
+        return level.shape(limits), collector, finished, STRENGTH_LINES
 
     def can_ponder(self, expected: str | None) -> bool:
         """Whether there is something to ponder: the expected reply is legal and the game goes on."""
@@ -513,6 +533,10 @@ class Engine:
             return None
         self.worker.stop()   # a running search is stopped first (worker.start would do it too)
         self._before_search()
+        if self.strength.limited:   # pondering must not make a level stronger
+            limits, on_thinking, on_finished, lines = self._at_strength_level(limits, on_thinking, on_finished)
+            return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected,
+                                     multi_pv=lines)
         return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected)
 
     def end_search(self) -> None:

@@ -16,3 +16,7 @@ DEMOTE_THRESHOLD = -80
 # From nothing learned (0: every move unlearned stays playable) down to ten pawns, far above the
 # result-learning flag, so a flagged move is never playable (see RESULT_LEARNED_VALUE).
 DEMOTE_THRESHOLD_RANGE = (-1000, 0)
+
+# Strength levels (engine/strength.py): UCI_Elo's range; at its top the engine plays at full strength.
+MIN_ELO = 1000
+FULL_ELO = 3100

@@ -210,9 +210,10 @@ class SearchWorker:
     def start(self, board: Board, limits: SearchLimits,
               on_thinking: Callable[[Thinking], None] | None,
               on_finished: Callable[[int, SearchResult], None],
-              excluded: Collection[str] = (), ponder_move: str | None = None) -> int:
+              excluded: Collection[str] = (), ponder_move: str | None = None,
+              multi_pv: int | None = None) -> int:
         """Search a copy of board (after ponder_move, when pondering); on_finished(serial, result)
-        is called from the search thread.
+        is called from the search thread. multi_pv: root lines searched (None: the searcher's setting).
 
         Returns the search's serial number, so that a caller can tell a stale report from
         the current one."""
@@ -228,7 +229,8 @@ class SearchWorker:
         self.searcher.expect_search()
 
         def run() -> None:
-            result = self.searcher.run(position, limits, on_thinking, excluded=excluded, clear_stop=False)
+            result = self.searcher.run(position, limits, on_thinking, excluded=excluded, clear_stop=False,
+                                       multi_pv=multi_pv)
             on_finished(serial, result)
 
         if self._thread is None:

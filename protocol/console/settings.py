@@ -82,3 +82,13 @@ def cmd_eval(console: Console, args: list[str]) -> None:
             for message in engine.set_eval_file(args[0]) or []:
                 console.say(message)
     console.say(engine.evaluation.describe())
+
+
+def cmd_skill(console: Console, args: list[str]) -> None:
+    """Crafty's `skill N`: 1 (weakest) to 100 (full strength); alone, the level in use."""
+    strength = console.engine.strength
+    if args:
+        if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= 100:
+            raise CommandError("usage: skill N  (1-100; 100 is full strength)")
+        strength.set_skill(int(args[0]))
+    console.say(f"skill {strength.skill}: {strength.describe()}")

@@ -40,6 +40,8 @@ COMMANDS: list[Command] = [
             "move generator speed: generated, and generated+made+unmade, per second"),
     Command(("perft",), tools.cmd_perft, "perft N", "count the leaf nodes N plies deep, with time and speed"),
     Command(("score",), tools.cmd_score, "score", "static evaluation from White's side, term by term"),
+    Command(("skill",), settings.cmd_skill, "skill [N]",
+            "playing strength 1-100 (100 = full); lower plays weaker, with some randomness"),
     Command(("sd",), clock.cmd_sd, "sd N", "search depth limit in plies"),
     Command(("setboard",), game.cmd_setboard, "setboard FEN",
             "set up a position (counters may be left out, as in Crafty)"),

@@ -11,7 +11,7 @@ from ponderosa.engine.engine import Engine
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.learning.store import LearnedStoreError
-from ponderosa.engine.limits import PROBE_DEPTH_RANGE
+from ponderosa.engine.limits import FULL_ELO, MIN_ELO, PROBE_DEPTH_RANGE
 from ponderosa.engine.opponent import parse_uci_opponent
 from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
 from ponderosa.protocol.streams import set_logging
@@ -69,6 +69,8 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("UCI_AnalyseMode", "check", lambda engine: False),
     UciOption("UCI_Opponent", "string", lambda engine: ""),
     UciOption("Log", "check", lambda engine: False),
+    UciOption("UCI_LimitStrength", "check", lambda engine: engine.strength.limit),
+    UciOption("UCI_Elo", "spin", lambda engine: engine.strength.target, MIN_ELO, FULL_ELO),
     UciOption("EvalFile", "string", lambda engine: DEFAULT),
     UciOption("SyzygyPath", "string", lambda engine: engine.tablebases.path or EMPTY),
     UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.tablebases.probe_depth, *PROBE_DEPTH_RANGE),
@@ -106,6 +108,8 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
             engine.book.settings.random_mode = number
         elif name == "BookWidth":
             engine.book.settings.width = number
+        elif name == "UCI_Elo":
+            engine.strength.set_target(number)   # takes effect at the next search
         else:
             set_engine_option(engine, name, number)   # Hash, Threads, Learn, BookLearnThreshold, Contempt, MultiPV, ...
     elif option.kind == "check":
@@ -114,6 +118,8 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
             session.ponder_enabled = flag
         elif name == "OwnBook":
             set_engine_option(engine, name, flag)
+        elif name == "UCI_LimitStrength":
+            engine.strength.limit = flag
         elif name == "UCI_AnalyseMode":
             session.analyse_mode = flag
         elif name == "Log":

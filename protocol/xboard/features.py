@@ -4,7 +4,7 @@ the session sends the same lines when the launcher did not."""
 from __future__ import annotations
 
 from ponderosa.engine.identity import FULL_NAME
-from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH, PROBE_DEPTH_RANGE
+from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH, FULL_ELO, MIN_ELO, PROBE_DEPTH_RANGE
 from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS
 
 
@@ -18,6 +18,7 @@ OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Contempt": _spin("Contempt"), "Threads": _spin("Threads"), "Log": ("check", 0, 0, 1),
     "Resign": ("spin", 0, 0, 50), "Learn": _spin("Learn"), "BookLearnThreshold": _spin("BookLearnThreshold"),
     "MultiPV": _spin("MultiPV"),
+    "UCI_LimitStrength": ("check", 0, 0, 1), "UCI_Elo": ("spin", FULL_ELO, MIN_ELO, FULL_ELO),
     **{name: _spin(name) for name in SCALE_OPTIONS},
 }
 

@@ -57,6 +57,10 @@ def option(session: XBoardSession, args: str) -> None:
             session.abandon()
     elif name == "Resign":
         session.resign_pawns = max(0, number)
+    elif name == "UCI_LimitStrength":   # the UCI names, which XBoard users see in the engine's settings too
+        session.engine.strength.limit = bool(number)
+    elif name == "UCI_Elo":
+        session.engine.strength.set_target(number)
     elif name == "Log":
         set_logging(bool(number))
         set_game_files(session, bool(number))

@@ -1,0 +1,134 @@
+"""Strength levels: UCI_LimitStrength/UCI_Elo, the XBoard options and the console's `skill`.
+Low levels vary their choice, the top of UCI_Elo is full strength, and the levels from SAFE_ELO up
+never throw away a mate in one or a queen."""
+from __future__ import annotations
+
+import io
+import random
+
+import chess
+import pytest
+
+from ponderosa.engine.engine import Engine
+from ponderosa.engine.limits import FULL_ELO, MIN_ELO
+from ponderosa.engine.search import SearchLimits, SearchResult
+from ponderosa.engine.strength import SAFE_ELO, StrengthLevel, skill_to_elo
+from ponderosa.protocol.console.session import Console
+from ponderosa.protocol.xboard.session import XBoardSession
+from uci_harness import UciEngine
+
+MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                     # Ra8#
+QUEEN_ATTACKED = "r1b1kbnr/pppp1ppp/2n5/4p1q1/4P3/3P1N2/PPP2PPP/RNBQKB1R b KQkq - 0 4"   # Nf3 hits the queen
+
+
+def test_skill_and_elo_scales() -> None:
+    assert skill_to_elo(1) == MIN_ELO and skill_to_elo(100) == FULL_ELO
+    level = StrengthLevel()
+    assert not level.limited and level.skill == 100
+    level.set_skill(50)
+    assert level.limited and level.elo == skill_to_elo(50) and level.skill == 50
+    level.set_skill(100)
+    assert not level.limited
+    level.limit = True
+    level.set_target(FULL_ELO)
+    assert not level.limited   # the top of the range is full strength
+    level.set_target(1500)
+    shaped = level.shape(SearchLimits(depth=30, soft_seconds=5.0, hard_seconds=10.0))
+    assert shaped.nodes == level.node_cap() < 2000 and shaped.depth == level.depth_cap() < 30
+    assert shaped.soft_seconds == 5.0
+    with pytest.raises(ValueError):
+        level.set_target(MIN_ELO - 1)
+    with pytest.raises(ValueError):
+        level.set_skill(0)
+
+
+def test_choice_guards_from_safe_elo_up() -> None:
+    lines = {"a1a8": 31999, "a1b1": 40, "g2g3": 30, "h2h3": 20}
+    result = SearchResult("a1a8", 31999, 5, 1000, 0.1, ["a1a8"])
+    level = StrengthLevel(limit=True, target=SAFE_ELO, rng=random.Random(1))
+    assert {level.choose(result, lines).best_move for _ in range(50)} == {"a1a8"}   # the mate is played
+    queen = {"g5g6": 50, "g5f6": 20, "g5h4": -10, "d7d6": -850}   # d7d6 leaves the queen to be taken
+    result = SearchResult("g5g6", 50, 5, 1000, 0.1, ["g5g6"])
+    chosen = {level.choose(result, queen).best_move for _ in range(300)}
+    assert "d7d6" not in chosen and len(chosen) >= 2
+    weakest = StrengthLevel(limit=True, target=MIN_ELO, rng=random.Random(1))
+    assert "d7d6" in {weakest.choose(result, queen).best_move for _ in range(300)}
+
+
+def uci_engine() -> UciEngine:
+    engine = UciEngine(("--uci",))
+    engine.send("setoption name OwnBook value false")
+    engine.sync()
+    return engine
+
+
+def test_low_level_varies_its_move_and_top_level_is_full_strength() -> None:
+    engine = uci_engine()
+    try:
+        engine.send("setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1000")
+        moves = set()
+        for _ in range(12):
+            move, _, _ = engine.search("position startpos moves e2e4 e7e5", "go movetime 300")
+            moves.add(move)
+        assert len(moves) >= 2, moves
+        after_e5 = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+        assert all(chess.Move.from_uci(move) in after_e5.legal_moves for move in moves)
+
+        def full_search(*options: str) -> tuple[str, str]:
+            engine.send(*options, "ucinewgame", "setoption name Clear Hash")
+            move, _, lines = engine.search("position startpos moves e2e4 e7e5", "go depth 7")
+            final = [line.text for line in lines if line.text.startswith("info depth 7 ")][-1]
+            return move, final.split(" nodes ")[1].split()[0]
+
+        at_top = full_search("setoption name UCI_Elo value 3100")
+        unlimited = full_search("setoption name UCI_LimitStrength value false")
+        assert at_top == unlimited   # same move, same node count: no limit at all
+    finally:
+        engine.close()
+
+
+def test_upper_level_plays_mate_in_one_and_keeps_its_queen() -> None:
+    engine = uci_engine()
+    try:
+        engine.send("setoption name UCI_LimitStrength value true", f"setoption name UCI_Elo value {SAFE_ELO}")
+        for _ in range(6):
+            move, _, _ = engine.search(f"position fen {MATE_IN_ONE}", "go movetime 200")
+            assert move == "a1a8"
+        board = chess.Board(QUEEN_ATTACKED)
+        for _ in range(6):
+            move, _, _ = engine.search(f"position fen {QUEEN_ATTACKED}", "go movetime 200")
+            after = board.copy()
+            after.push_uci(move)
+            assert not any(after.piece_at(capture.to_square) == chess.Piece(chess.QUEEN, chess.BLACK)
+                           for capture in after.legal_moves if after.is_capture(capture)), move
+    finally:
+        engine.close()
+
+
+def test_xboard_options_and_console_skill() -> None:
+    out = io.StringIO()
+    xboard = XBoardSession(Engine(), out)
+    for line in ("xboard", "protover 2", "option UCI_LimitStrength=1", "option UCI_Elo=1800"):
+        xboard.handle(line)
+    text = out.getvalue()
+    assert 'option="UCI_LimitStrength -check 0"' in text and 'option="UCI_Elo -spin 3100 1000 3100"' in text
+    assert xboard.engine.strength.elo == 1800
+    console_out = io.StringIO()
+    console = Console(Engine(), console_out)
+    for line in ("skill", "skill 40", "skill 100", "skill 0"):
+        console.execute(line)
+    lines = console_out.getvalue().splitlines()
+    assert lines[0] == "skill 100: full strength"
+    assert lines[1] == f"skill 40: strength level {skill_to_elo(40)} Elo (skill 40)"
+    assert lines[2] == "skill 100: full strength"
+    assert lines[3].startswith("Error: usage: skill N")
+
+
+def test_uci_declares_the_options() -> None:
+    engine = UciEngine(("--uci",))
+    try:
+        assert "option name UCI_LimitStrength type check default false" in engine.options.values()
+        assert "option name UCI_Elo type spin default 3100 min 1000 max 3100" in engine.options.values()
+    finally:
+        engine.close()
+
