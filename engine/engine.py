@@ -7,7 +7,7 @@ import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable
 
 import chess
 
@@ -34,11 +34,11 @@ from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learning.learner import Learner
 from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
 from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
-from ponderosa.engine.limits import DEMOTE_THRESHOLD_RANGE, MAX_THREADS
+from ponderosa.engine.limits import DEMOTE_THRESHOLD_RANGE
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.opponent import Opponent
-from ponderosa.engine.pending import AppliedSettings, PendingSettings
+from ponderosa.engine.settings import DEFAULT_PAWN_HASH_BYTES, SearchSettings
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.strength import LINES as STRENGTH_LINES
@@ -48,10 +48,8 @@ from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import HelperPool, SearchWorker
 from ponderosa.engine.write_errors import WriteErrors
 
-T = TypeVar("T")
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
-DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
 DEFAULT_SECONDS_PER_MOVE = 5.0
 BOOK_SEARCH_TIME_DIVISOR = 4   # book random 0 searches the book moves in a quarter of the usual time
 LEARN_SCORE_CAP = 2000         # learning keeps mate scores as a plain "won" (figure 2.1 caps at 600 anyway)
@@ -85,7 +83,6 @@ class Engine:
         self.game = chess.Board()            # the same game as a record: SAN, claims, PGN
         self.tt = TranspositionTable(DEFAULT_HASH_BYTES)
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
-        self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher = Searcher(self.tt, self.evaluator)
         self.strength = StrengthLevel()           # UCI_LimitStrength/UCI_Elo, skill: full strength until set
         self.evaluation = EvaluationChoice()      # the network (EvalFile) or the hand-written evaluation
@@ -96,8 +93,6 @@ class Engine:
         self.helpers = HelperPool(self.searcher, self.evaluator)   # threads beside the main search thread
         self.helpers.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher.helpers = self.helpers
-        self.pending = PendingSettings()     # asked for during a search: applied at its end
-        self._applied = AppliedSettings()    # applied since the front end last asked
         self.max_depth: int | None = None          # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None          # sn
@@ -120,6 +115,10 @@ class Engine:
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
         self._prefault.start()
+        # Hash, pawn hash, threads, tablebases, the network: asked for during a search, they wait for its end.
+        self.settings = SearchSettings(self.searcher, self.evaluator, self.helpers, self.tablebases, self.evaluation,
+                                       searching=lambda: self.worker.busy, end_search=self.end_search,
+                                       before_table_change=self._prefault.join)
 
     # -- position -------------------------------------------------------------
 
@@ -466,7 +465,7 @@ class Engine:
               excluded: Collection[str] = (), threads: int | None = None) -> SearchResult:
         """Search the current position (blocking; stop() from another thread ends it); root
         moves in excluded are left out; threads caps the search threads (None: all)."""
-        self._before_search()
+        self.settings.before_search()
         return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue,
                                  excluded=excluded, threads=threads)
 
@@ -500,7 +499,7 @@ class Engine:
         """Search the current position on the search thread (a running search is stopped first);
         returns the search's serial number, which on_finished receives with the result."""
         self.worker.stop()   # a running search is stopped first (worker.start would do it too)
-        self._before_search()
+        self.settings.before_search()
         open_ended = limits.depth is None and limits.nodes is None and limits.soft_seconds is None \
             and limits.hard_seconds is None
         if self.strength.limited and not open_ended:   # analysis stays at full strength
@@ -532,7 +531,7 @@ class Engine:
         if not self.can_ponder(expected):
             return None
         self.worker.stop()   # a running search is stopped first (worker.start would do it too)
-        self._before_search()
+        self.settings.before_search()
         if self.strength.limited:   # pondering must not make a level stronger
             limits, on_thinking, on_finished, lines = self._at_strength_level(limits, on_thinking, on_finished)
             return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected,
@@ -553,121 +552,6 @@ class Engine:
         """Give the running open-ended search a time budget counted from its start (a ponder hit)."""
         self.worker.set_time_budget(soft_seconds, hard_seconds)
 
-    # -- settings a search uses: asked for during a search, they wait for its end ---------
-
-    def set_hash_size(self, size_bytes: int) -> int:
-        """Resize the transposition table; returns its size in bytes (the old one while the
-        change waits for a running search's end)."""
-        if self.searching:
-            self.pending.hash_bytes = size_bytes
-        else:
-            self.pending.hash_bytes = None   # an older request that waited is replaced
-            self._resize_hash(size_bytes)
-        return self.tt.size
-
-    def set_pawn_hash_size(self, size_bytes: int) -> None:
-        """Size the pawn hash tables (the main thread's and every helper's); during a search, at its end."""
-        if self.searching:
-            self.pending.pawn_hash_bytes = size_bytes
-        else:
-            self.pending.pawn_hash_bytes = None
-            self._resize_pawn_hash(size_bytes)
-
-    def set_threads(self, threads: int) -> bool:
-        """Start or end helper threads; True if done now, False if it waits for a running search's
-        end. Raises ValueError for a count out of range (at once, also during a search)."""
-        if not 1 <= threads <= MAX_THREADS:
-            raise ValueError(f"threads must be between 1 and {MAX_THREADS}")
-        if self.searching:
-            self.pending.threads = threads
-            return False
-        self.pending.threads = None
-        self.helpers.resize(threads)
-        return True
-
-    def set_tablebase_path(self, path: str) -> list[str] | None:
-        """Use the Syzygy tables in path; returns messages about what could not be used, or None
-        while the change waits for a running search's end (apply_pending_settings reports them)."""
-        if self.searching:
-            self.pending.tablebase_path = path
-            return None
-        self.pending.tablebase_path = None
-        return self.tablebases.set_path(path)
-
-    def set_eval_file(self, name: str) -> list[str] | None:
-        """Evaluate with the network in the file ('<default>': the shipped one); returns messages
-        about what could not be used, or None while the change waits for a running search's end."""
-        if self.searching:
-            self.pending.eval_file = name
-            return None
-        self.pending.eval_file = None
-        return self._change_evaluation(self.evaluation.set_file, name)
-
-    def set_eval_mode(self, mode: str) -> str:
-        """`nnue` or `classic` (the console's `eval`); stops a running search first."""
-        self.end_search()
-        return self._change_evaluation(self.evaluation.set_mode, mode)
-
-    def _change_evaluation(self, change: Callable[[str], T], argument: str) -> T:
-        # Stored static evaluations belong to the old evaluation: the table starts afresh.
-        self.searcher.park_helpers()
-        result = change(argument)
-        self.tt.clear()
-        self.searcher.core.clear()
-        return result
-
-    def set_tablebase_cache(self, size_bytes: int) -> int:
-        """Size the tablebase value cache; returns its size in bytes (the old one while the change
-        waits for a running search's end)."""
-        if self.searching:
-            self.pending.tablebase_cache_bytes = size_bytes
-            return self.tablebases.cache_bytes
-        self.pending.tablebase_cache_bytes = None
-        return self.tablebases.set_cache(size_bytes)
-
-    def apply_pending_settings(self) -> AppliedSettings:
-        """Apply what waited for the search's end, unless a search runs (then it waits on); returns
-        what was applied since the last call, this one's or a search start's, for the front end."""
-        if not self.searching:
-            self._apply_pending()
-        applied, self._applied = self._applied, AppliedSettings()
-        return applied
-
-    def _before_search(self) -> None:
-        """No search starts with a change still waiting (the front end's next
-        apply_pending_settings reports it)."""
-        if not self.searching:
-            self._apply_pending()
-
-    def _apply_pending(self) -> None:
-        """The waiting changes, in order: tables first, then threads, then the tablebases."""
-        pending, self.pending = self.pending, PendingSettings()
-        if pending.hash_bytes is not None:
-            self._resize_hash(pending.hash_bytes)
-        if pending.pawn_hash_bytes is not None:
-            self._resize_pawn_hash(pending.pawn_hash_bytes)
-        if pending.threads is not None:
-            self.helpers.resize(pending.threads)
-            self._applied.threads = True
-        if pending.tablebase_cache_bytes is not None:
-            self.tablebases.set_cache(pending.tablebase_cache_bytes)
-        if pending.eval_file is not None:
-            self._applied.evaluation_messages = self._change_evaluation(self.evaluation.set_file, pending.eval_file)
-        if pending.tablebase_path is not None:
-            # Problems the old tables showed in the search are reported before set_path forgets them.
-            messages = self.tablebases.new_problems() + self.tablebases.set_path(pending.tablebase_path)
-            self._applied.tablebase_messages = (self._applied.tablebase_messages or []) + messages
-
-    def _resize_hash(self, size_bytes: int) -> None:
-        self._prefault.join()   # it must not touch the old table after resize unmaps it
-        self.searcher.park_helpers()   # nor may a helper still stopping
-        self.tt.resize(size_bytes)
-
-    def _resize_pawn_hash(self, size_bytes: int) -> None:
-        self.evaluator.set_pawn_hash(size_bytes)   # the tables are freed and allocated again
-        self.helpers.set_pawn_hash(size_bytes)
-        self.pawn_hash_bytes = size_bytes
-
     def summary(self) -> EngineSummary:
         """What the engine runs with, for the start-up banner."""
         books = {}
@@ -675,7 +559,7 @@ class Engine:
             if source is not None:
                 books[name] = (source.path, source.positions())
         tables = (self.tablebases.path, self.tablebases.largest) if self.tablebases.largest > 0 else None
-        return EngineSummary(self.tt.size, self.pawn_hash_bytes, books, self.learned.location, self.threads, tables)
+        return EngineSummary(self.tt.size, self.settings.pawn_hash_bytes, books, self.learned.location, self.threads, tables)
 
     @property
     def threads(self) -> int:

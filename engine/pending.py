@@ -1,6 +1,6 @@
 """Settings a running search uses (the hash tables, the search threads, the tablebases) asked for
 while it runs. The rule for every front end: such a change waits for the search's end, pondering
-included, and is applied before anything else searches (Engine.apply_pending_settings)."""
+included, and is applied before anything else searches (SearchSettings.apply_pending_settings, engine/settings.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

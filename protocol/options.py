@@ -28,9 +28,9 @@ def set_engine_option(engine: Engine, name: str, number: int) -> bool:
     """Set one of the options both GUIs offer, its value already within range; False for any
     other name. Raises ValueError for a value the engine refuses."""
     if name == "Hash":
-        engine.set_hash_size(number * MEGABYTE)   # during a search: at its end (the engine's rule)
+        engine.settings.set_hash_size(number * MEGABYTE)   # during a search: at its end (the engine's rule)
     elif name == "Threads":
-        engine.set_threads(number)                # likewise
+        engine.settings.set_threads(number)                # likewise
     elif name == "OwnBook":
         engine.book.enabled = bool(number)
     elif name == "Contempt":

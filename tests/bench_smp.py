@@ -40,7 +40,7 @@ def run_bench(engine: Engine, depth: int, side: Side) -> None:
     def on_position(index: int, fen: str, result: SearchResult) -> None:
         side.per_position[index] += result.seconds
 
-    engine.set_threads(side.threads)
+    engine.settings.set_threads(side.threads)
     cpu = sum(os.times()[:2])
     result = engine.bench(depth, on_position, threads=side.threads)
     side.seconds += result.seconds

@@ -57,7 +57,7 @@ def search_speed(seconds: float) -> None:
     engine = Engine()
     engine.book.enabled = False
     for label, path in (("without tables", ""), ("with tables", str(TABLES)), ("without tables", "")):
-        engine.set_tablebase_path(path)
+        engine.settings.set_tablebase_path(path)
         engine.set_position(ENDGAME)
         engine.tt.clear()
         result = engine.think(SearchLimits.fixed_time(seconds))

@@ -19,7 +19,7 @@ def ignore(serial: int, result: object) -> None:
 @pytest.fixture
 def engine() -> Iterator[Engine]:
     engine = Engine()
-    engine.set_hash_size(2 * MEGABYTE)
+    engine.settings.set_hash_size(2 * MEGABYTE)
     yield engine
     engine.shutdown()
 
@@ -28,41 +28,41 @@ def test_changes_during_a_ponder_search_wait_for_its_end(engine: Engine) -> None
     engine.make_move("e2e4")
     assert engine.ponder("e7e5", SearchLimits(), None, ignore) is not None   # open-ended: runs until stopped
     size = engine.tt.size
-    assert engine.set_threads(2) is False and engine.threads == 1
-    assert engine.set_hash_size(4 * MEGABYTE) == size == engine.tt.size
-    assert engine.set_tablebase_path("/no/such/folder") is None and engine.tablebases.path == ""
-    assert engine.apply_pending_settings().threads is False   # still searching: nothing changes
+    assert engine.settings.set_threads(2) is False and engine.threads == 1
+    assert engine.settings.set_hash_size(4 * MEGABYTE) == size == engine.tt.size
+    assert engine.settings.set_tablebase_path("/no/such/folder") is None and engine.tablebases.path == ""
+    assert engine.settings.apply_pending_settings().threads is False   # still searching: nothing changes
     assert engine.searching and engine.threads == 1
     engine.end_search()
-    applied = engine.apply_pending_settings()
+    applied = engine.settings.apply_pending_settings()
     assert applied.threads and engine.threads == 2 and engine.tt.size > size
     assert applied.tablebase_messages == ["/no/such/folder: no such directory"]
-    assert engine.apply_pending_settings().threads is False   # reported once
-    engine.set_threads(1)
-    engine.set_tablebase_path("")
+    assert engine.settings.apply_pending_settings().threads is False   # reported once
+    engine.settings.set_threads(1)
+    engine.settings.set_tablebase_path("")
 
 
 def test_no_search_starts_with_a_change_still_waiting(engine: Engine) -> None:
     engine.start_search(SearchLimits(), None, ignore)
-    engine.set_threads(2)
+    engine.settings.set_threads(2)
     engine.start_search(SearchLimits(depth=1), None, ignore)   # stops the first, applies, then searches
     assert engine.threads == 2
     engine.end_search()
-    assert engine.apply_pending_settings().threads   # the front end still hears of it
-    engine.set_threads(1)
+    assert engine.settings.apply_pending_settings().threads   # the front end still hears of it
+    engine.settings.set_threads(1)
 
 
 def test_a_change_made_at_once_replaces_one_that_waited(engine: Engine) -> None:
     engine.start_search(SearchLimits(), None, ignore)
-    engine.set_threads(3)
+    engine.settings.set_threads(3)
     engine.end_search()
-    assert engine.set_threads(2) is True   # no search runs: at once, and the 3 is forgotten
-    assert not engine.apply_pending_settings().threads and engine.threads == 2
-    engine.set_threads(1)
+    assert engine.settings.set_threads(2) is True   # no search runs: at once, and the 3 is forgotten
+    assert not engine.settings.apply_pending_settings().threads and engine.threads == 2
+    engine.settings.set_threads(1)
 
 
 def test_a_count_out_of_range_is_refused_at_once(engine: Engine) -> None:
     engine.start_search(SearchLimits(), None, ignore)
     with pytest.raises(ValueError):
-        engine.set_threads(0)
+        engine.settings.set_threads(0)
     engine.end_search()

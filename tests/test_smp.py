@@ -32,9 +32,9 @@ KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1
 def engine() -> Iterator[Engine]:
     engine = Engine()
     engine.book.enabled = False
-    engine.set_threads(THREADS)
+    engine.settings.set_threads(THREADS)
     yield engine
-    engine.set_threads(1)
+    engine.settings.set_threads(1)
 
 
 def helper_threads() -> set[int | None]:
@@ -50,10 +50,10 @@ def test_threads_are_created_once_and_parked(engine: Engine) -> None:
         assert result.best_move in engine.legal_moves()
     assert helper_threads() == before
     assert engine.threads == THREADS and len(engine.helpers._helpers) == THREADS - 1
-    engine.set_threads(2)   # fewer: the others end; more: new ones start
+    engine.settings.set_threads(2)   # fewer: the others end; more: new ones start
     assert sum(thread.name.startswith("search-helper") for thread in threading.enumerate()) >= 1
     assert len(engine.helpers._helpers) == 1
-    engine.set_threads(THREADS)
+    engine.settings.set_threads(THREADS)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="niceness is per thread only on Linux")
@@ -121,8 +121,8 @@ def test_a_table_torn_by_eight_writers_gives_right_moves_and_mates() -> None:
     Slots are self-checking, so a torn one reads as a miss and scores stay right."""
     engine = Engine()
     engine.book.enabled = False
-    engine.set_threads(THREADS)
-    engine.set_hash_size(64)   # a single bucket of four entries
+    engine.settings.set_threads(THREADS)
+    engine.settings.set_hash_size(64)   # a single bucket of four entries
     try:
         engine.set_position("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1")
         result = engine.think(SearchLimits(depth=8))
@@ -138,7 +138,7 @@ def test_a_table_torn_by_eight_writers_gives_right_moves_and_mates() -> None:
                 assert chess.Move.from_uci(move) in board.legal_moves, (fen, result.pv)
                 board.push_uci(move)
     finally:
-        engine.set_threads(1)
+        engine.settings.set_threads(1)
 
 
 def test_excluded_root_moves_are_never_played(engine: Engine) -> None:

@@ -41,9 +41,9 @@ def oracle() -> Iterator[chess.syzygy.Tablebase]:
 def engine() -> Iterator[Engine]:
     engine = Engine()
     engine.book.enabled = False
-    assert engine.set_tablebase_path(str(TABLES)) == []
+    assert engine.settings.set_tablebase_path(str(TABLES)) == []
     yield engine
-    engine.set_tablebase_path("")
+    engine.settings.set_tablebase_path("")
 
 
 def console_for(engine: Engine) -> tuple[Console, io.StringIO]:
@@ -127,7 +127,7 @@ def test_search_reports_tablebase_hits(engine: Engine) -> None:
 def test_no_tables_no_probes() -> None:
     engine = Engine()
     engine.book.enabled = False
-    engine.set_tablebase_path("")
+    engine.settings.set_tablebase_path("")
     engine.set_position("8/8/4k3/8/3p4/8/3R4/4K3 w - - 0 1")
     reports: list[Thinking] = []
     engine.think(SearchLimits(depth=6), on_thinking=reports.append)
@@ -182,7 +182,7 @@ def test_console_commands(tmp_path: Path) -> None:
     assert lines[8].startswith("no tablebase files found in")
     assert lines[9] == "4 piece tablebase files found (35 tables)"
     assert "egtb [PATH]" in out.getvalue().split("\n", 10)[10]
-    engine.set_tablebase_path("")
+    engine.settings.set_tablebase_path("")
 
 
 def run_xboard(commands: list[str], until: str = "pong 1", timeout: float = 30.0) -> list[str]:

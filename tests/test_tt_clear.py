@@ -54,7 +54,7 @@ def test_cleared_entries_give_way_to_new_ones() -> None:
 
 def test_new_game_with_a_large_hash_is_instant_and_the_engine_still_finds_moves() -> None:
     engine = Engine()
-    engine.set_hash_size(GIGABYTE)
+    engine.settings.set_hash_size(GIGABYTE)
     engine.tt.prefault()
     engine.think(SearchLimits(depth=6))
     children = []

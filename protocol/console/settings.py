@@ -14,7 +14,7 @@ def cmd_hash(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: hash SIZE  (e.g. hash 64M, hash=1G)")
     console.engine.end_search()   # the silent ponder search ends: the table changes now, as the reply says
-    used = console.engine.set_hash_size(parse_size(args[0]))
+    used = console.engine.settings.set_hash_size(parse_size(args[0]))
     console.say(f"hash table memory = {used // 1024}K bytes")
 
 
@@ -22,7 +22,7 @@ def cmd_hashp(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: hashp SIZE  (e.g. hashp 8M)")
     console.engine.end_search()   # likewise
-    console.engine.set_pawn_hash_size(parse_size(args[0]))
+    console.engine.settings.set_pawn_hash_size(parse_size(args[0]))
 
 
 def cmd_drawscore(console: Console, args: list[str]) -> None:
@@ -75,11 +75,11 @@ def cmd_eval(console: Console, args: list[str]) -> None:
         engine.end_search()   # the network is the process's: no search may read it while it changes
         if args[0].lower() in ("nnue", "classic"):
             try:
-                engine.set_eval_mode(args[0].lower())
+                engine.settings.set_eval_mode(args[0].lower())
             except ValueError as error:
                 raise CommandError(str(error)) from None
         else:
-            for message in engine.set_eval_file(args[0]) or []:
+            for message in engine.settings.set_eval_file(args[0]) or []:
                 console.say(message)
     console.say(engine.evaluation.describe())
 

@@ -32,7 +32,7 @@ def cmd_smpmt(console: Console, args: list[str]) -> None:
     count = _count(console, args, f"smpmt=N  (threads, 0..{MAX_THREADS}; 0 or 1: one thread)", 0, MAX_THREADS)
     if count is not None:
         console.engine.end_search()   # the silent ponder search ends: the count changes now, as the reply says
-        console.engine.set_threads(max(1, count))
+        console.engine.settings.set_threads(max(1, count))
         say_threads(console)
 
 

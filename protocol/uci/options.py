@@ -137,12 +137,12 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
         if value not in ("", DEFAULT, EMPTY):
             engine.use_learned_store(value)
     elif name == "EvalFile":
-        messages = engine.set_eval_file(value) or []
+        messages = engine.settings.set_eval_file(value) or []
         note = "; ".join(messages + [engine.evaluation.describe()])
     elif name == "SyzygyPath":
         # UCI sends setoption only while the engine waits, so the tables can change at once.
         note = "; ".join(f"Syzygy: {message}" for message in
-                         engine.set_tablebase_path("" if value == EMPTY else value) or [])
+                         engine.settings.set_tablebase_path("" if value == EMPTY else value) or [])
     elif name == "UCI_Opponent":
         _set_opponent(engine, "" if value == EMPTY else value)
     return note

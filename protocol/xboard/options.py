@@ -21,7 +21,7 @@ PAWN_HASH_MB = 4   # `memory` is the whole budget: the pawn hash keeps its share
 def memory(session: XBoardSession, args: str) -> None:
     if args.isdigit() and int(args) > 0:
         _, _, low, high = OPTIONS["Hash"]
-        session.engine.set_hash_size(min(max(low, int(args) - PAWN_HASH_MB), high) * MEGABYTE)
+        session.engine.settings.set_hash_size(min(max(low, int(args) - PAWN_HASH_MB), high) * MEGABYTE)
         session.apply_pending_settings()
 
 
@@ -36,7 +36,7 @@ def option(session: XBoardSession, args: str) -> None:
     if tablebase_option(session, name, value):
         return
     if name == "EvalFile":
-        report_evaluation(session, session.engine.set_eval_file(value))
+        report_evaluation(session, session.engine.settings.set_eval_file(value))
         return
     try:
         number = int(value) if value else 0
@@ -47,7 +47,7 @@ def option(session: XBoardSession, args: str) -> None:
         _, _, low, high = OPTIONS[name]
         number = min(max(number, low), high)
     if name == "Hash":
-        session.engine.set_hash_size(max(1, number) * MEGABYTE)
+        session.engine.settings.set_hash_size(max(1, number) * MEGABYTE)
         session.apply_pending_settings()
     elif name == "Threads":
         request_threads(session, number)
@@ -84,7 +84,7 @@ def report_evaluation(session: XBoardSession, messages: list[str] | None) -> Non
 
 def request_threads(session: XBoardSession, count: int) -> None:
     """cores N / option Threads=N: at most MAX_THREADS, at least one."""
-    if session.engine.set_threads(min(max(1, count), MAX_THREADS)):
+    if session.engine.settings.set_threads(min(max(1, count), MAX_THREADS)):
         report_threads(session)
 
 

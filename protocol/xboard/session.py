@@ -156,7 +156,7 @@ class XBoardSession:
     def apply_pending_settings(self) -> None:
         """What waited for the search's end is applied now that none runs (the engine's rule);
         the threads and the tables are reported, with problems the search found in the tables."""
-        applied = self.engine.apply_pending_settings()
+        applied = self.engine.settings.apply_pending_settings()
         if applied.threads:
             report_threads(self)
         report_problems(self)

@@ -1,0 +1,149 @@
+"""Settings a running search uses: the hash and pawn hash sizes, the search threads, the
+tablebases and the evaluation (a network file). The rule for every front end: asked for during a
+search, pondering included, a change waits for its end and is applied before anything else
+searches (apply_pending_settings reports what was applied)."""
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.engine.limits import MAX_THREADS
+from ponderosa.engine.nnue.choice import EvaluationChoice
+from ponderosa.engine.pending import AppliedSettings, PendingSettings
+from ponderosa.engine.search import Searcher
+from ponderosa.engine.tablebases import Tablebases
+from ponderosa.engine.worker import HelperPool
+
+T = TypeVar("T")
+DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
+
+
+class SearchSettings:
+    def __init__(self, searcher: Searcher, evaluator: Evaluator, helpers: HelperPool, tablebases: Tablebases,
+                 evaluation: EvaluationChoice, searching: Callable[[], bool], end_search: Callable[[], None],
+                 before_table_change: Callable[[], None]) -> None:
+        self.searcher = searcher
+        self.tt = searcher.tt
+        self.evaluator = evaluator
+        self.helpers = helpers
+        self.tablebases = tablebases
+        self.evaluation = evaluation
+        self._searching = searching
+        self._end_search = end_search
+        self._before_table_change = before_table_change
+        self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
+        self.pending = PendingSettings()     # asked for during a search: applied at its end
+        self._applied = AppliedSettings()    # applied since the front end last asked
+
+    def set_hash_size(self, size_bytes: int) -> int:
+        """Resize the transposition table; returns its size in bytes (the old one while the
+        change waits for a running search's end)."""
+        if self._searching():
+            self.pending.hash_bytes = size_bytes
+        else:
+            self.pending.hash_bytes = None   # an older request that waited is replaced
+            self._resize_hash(size_bytes)
+        return self.tt.size
+
+    def set_pawn_hash_size(self, size_bytes: int) -> None:
+        """Size the pawn hash tables (the main thread's and every helper's); during a search, at its end."""
+        if self._searching():
+            self.pending.pawn_hash_bytes = size_bytes
+        else:
+            self.pending.pawn_hash_bytes = None
+            self._resize_pawn_hash(size_bytes)
+
+    def set_threads(self, threads: int) -> bool:
+        """Start or end helper threads; True if done now, False if it waits for a running search's
+        end. Raises ValueError for a count out of range (at once, also during a search)."""
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}")
+        if self._searching():
+            self.pending.threads = threads
+            return False
+        self.pending.threads = None
+        self.helpers.resize(threads)
+        return True
+
+    def set_tablebase_path(self, path: str) -> list[str] | None:
+        """Use the Syzygy tables in path; returns messages about what could not be used, or None
+        while the change waits for a running search's end (apply_pending_settings reports them)."""
+        if self._searching():
+            self.pending.tablebase_path = path
+            return None
+        self.pending.tablebase_path = None
+        return self.tablebases.set_path(path)
+
+    def set_eval_file(self, name: str) -> list[str] | None:
+        """Evaluate with the network in the file ('<default>': the shipped one); returns messages
+        about what could not be used, or None while the change waits for a running search's end."""
+        if self._searching():
+            self.pending.eval_file = name
+            return None
+        self.pending.eval_file = None
+        return self._change_evaluation(self.evaluation.set_file, name)
+
+    def set_eval_mode(self, mode: str) -> str:
+        """`nnue` or `classic` (the console's `eval`); stops a running search first."""
+        self._end_search()
+        return self._change_evaluation(self.evaluation.set_mode, mode)
+
+    def _change_evaluation(self, change: Callable[[str], T], argument: str) -> T:
+        # Stored static evaluations belong to the old evaluation: the table starts afresh.
+        self.searcher.park_helpers()
+        result = change(argument)
+        self.tt.clear()
+        self.searcher.core.clear()
+        return result
+
+    def set_tablebase_cache(self, size_bytes: int) -> int:
+        """Size the tablebase value cache; returns its size in bytes (the old one while the change
+        waits for a running search's end)."""
+        if self._searching():
+            self.pending.tablebase_cache_bytes = size_bytes
+            return self.tablebases.cache_bytes
+        self.pending.tablebase_cache_bytes = None
+        return self.tablebases.set_cache(size_bytes)
+
+    def apply_pending_settings(self) -> AppliedSettings:
+        """Apply what waited for the search's end, unless a search runs (then it waits on); returns
+        what was applied since the last call, this one's or a search start's, for the front end."""
+        if not self._searching():
+            self._apply_pending()
+        applied, self._applied = self._applied, AppliedSettings()
+        return applied
+
+    def before_search(self) -> None:
+        """No search starts with a change still waiting (the front end's next
+        apply_pending_settings reports it)."""
+        if not self._searching():
+            self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        """The waiting changes, in order: tables first, then threads, then the tablebases."""
+        pending, self.pending = self.pending, PendingSettings()
+        if pending.hash_bytes is not None:
+            self._resize_hash(pending.hash_bytes)
+        if pending.pawn_hash_bytes is not None:
+            self._resize_pawn_hash(pending.pawn_hash_bytes)
+        if pending.threads is not None:
+            self.helpers.resize(pending.threads)
+            self._applied.threads = True
+        if pending.tablebase_cache_bytes is not None:
+            self.tablebases.set_cache(pending.tablebase_cache_bytes)
+        if pending.eval_file is not None:
+            self._applied.evaluation_messages = self._change_evaluation(self.evaluation.set_file, pending.eval_file)
+        if pending.tablebase_path is not None:
+            # Problems the old tables showed in the search are reported before set_path forgets them.
+            messages = self.tablebases.new_problems() + self.tablebases.set_path(pending.tablebase_path)
+            self._applied.tablebase_messages = (self._applied.tablebase_messages or []) + messages
+
+    def _resize_hash(self, size_bytes: int) -> None:
+        self._before_table_change()   # the start-up prefault must not touch the old table after resize unmaps it
+        self.searcher.park_helpers()   # nor may a helper still stopping
+        self.tt.resize(size_bytes)
+
+    def _resize_pawn_hash(self, size_bytes: int) -> None:
+        self.evaluator.set_pawn_hash(size_bytes)   # the tables are freed and allocated again
+        self.helpers.set_pawn_hash(size_bytes)
+        self.pawn_hash_bytes = size_bytes
