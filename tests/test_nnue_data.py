@@ -99,7 +99,7 @@ def test_extracted_positions_use_the_core_inputs(tmp_path: Path) -> None:
 
 
 def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
-    pytest.importorskip("torch", reason="the trainer needs PyTorch: pip install -e .[train]")
+    pytest.importorskip("scipy", reason="the trainer needs scipy: pip install -e .[train]")
     trainer = load("nnue_train_script", "nnue_train.py")
     games = tmp_path / "self.pgm.xz"
     assert datagen.main([str(games), "--packed", "--games", "4", "--nodes", "300", "--workers", "1", "--chunk", "2",
@@ -115,3 +115,32 @@ def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
         assert abs(reference.quantised_evaluate(net, board) - reference.float_evaluate(float_net, board)) < 20
     finally:
         nnue.remove()
+
+
+def test_the_two_backends_compute_the_same_gradients() -> None:
+    """numpy's hand-written gradients against PyTorch's autograd, on the same weights and batch."""
+    pytest.importorskip("scipy", reason="pip install -e .[train]")
+    torch = pytest.importorskip("torch", reason="the PyTorch backend: pip install -e .[torch]")
+    import nnue_backends
+    numpy_backend = nnue_backends.NumpyBackend(64, 1e-3, 0.0, seed=2)
+    torch_backend = nnue_backends.TorchBackend(64, 1e-3, 0.0, seed=2)
+    p = numpy_backend.params
+    model = torch_backend.model
+    with torch.no_grad():
+        model.ft.weight[:768] = torch.from_numpy(p["w1"])
+        model.ft_bias[:] = torch.from_numpy(p["b1"])
+        model.out.weight[0] = torch.from_numpy(p["w2"])
+        model.out.bias[0] = float(p["b2"][0])
+    rng = np.random.default_rng(4)
+    us = np.array([np.concatenate([rng.choice(768, 20, replace=False), np.full(12, nnue_data.PAD)])
+                   for _ in range(128)], dtype=np.int64)
+    them = nnue_data.mirror_features(us)
+    want = rng.random(128).astype(np.float32)
+    loss, grads = numpy_backend.gradients(us, them, want)
+    us_t, them_t, want_t = torch.from_numpy(us), torch.from_numpy(them), torch.from_numpy(want)
+    torch_loss = ((torch.sigmoid(model(us_t, them_t)) - want_t) ** 2).mean()
+    torch_loss.backward()
+    assert abs(loss - torch_loss.item()) < 1e-6
+    assert np.allclose(grads["w1"], model.ft.weight.grad[:768].numpy(), atol=1e-8)
+    assert np.allclose(grads["b1"], model.ft_bias.grad.numpy(), atol=1e-8)
+    assert np.allclose(grads["w2"], model.out.weight.grad[0].numpy(), atol=1e-8)

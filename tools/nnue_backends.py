@@ -1,0 +1,178 @@
+"""The two ways tools/nnue_train.py trains the network, with one interface: numpy with scipy's
+sparse matrices (gradients written out), and PyTorch on the CPU (autograd). Both compute the same
+network, loss and AdamW steps; tools/nnue_trainer_speed.py times them, tests/test_nnue_data.py
+checks that their gradients agree.
+
+A backend takes batches as numpy arrays: the side to move's input indices and the other side's
+(PAD = 768 fills empty slots), and the target (a probability)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ponderosa.engine.nnue import reference
+
+INPUTS = 768
+PAD = 768
+BETAS = (0.9, 0.999)
+EPSILON = 1e-8
+
+
+class NumpyBackend:
+    """The network with hand-written gradients: inputs as sparse matrices (scipy), AdamW by hand."""
+
+    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        self.hidden = hidden
+        self.lr, self.weight_decay = lr, weight_decay
+        self.params = {"w1": rng.normal(0, 0.05, (INPUTS, hidden)).astype(np.float32),
+                       "b1": np.full(hidden, 0.1, np.float32),
+                       "w2": rng.normal(0, 0.05, 2 * hidden).astype(np.float32),
+                       "b2": np.zeros(1, np.float32)}
+        self.moments = {name: (np.zeros_like(value), np.zeros_like(value)) for name, value in self.params.items()}
+        self.steps = 0
+
+    def _inputs(self, indices: np.ndarray):   # type: ignore[no-untyped-def]
+        from scipy import sparse
+        size, slots = indices.shape
+        rows = np.repeat(np.arange(size), slots)
+        keep = indices.ravel() != PAD
+        return sparse.csr_matrix((np.ones(int(keep.sum()), np.float32), (rows[keep], indices.ravel()[keep])),
+                                 shape=(size, INPUTS))
+
+    def _forward(self, us: np.ndarray, them: np.ndarray) -> tuple:
+        p, h = self.params, self.hidden
+        x_us, x_them = self._inputs(us), self._inputs(them)
+        a_us, a_them = x_us @ p["w1"] + p["b1"], x_them @ p["w1"] + p["b1"]
+        c_us, c_them = np.clip(a_us, 0, 1), np.clip(a_them, 0, 1)
+        out = (c_us ** 2) @ p["w2"][:h] + (c_them ** 2) @ p["w2"][h:] + p["b2"][0]
+        return x_us, x_them, a_us, a_them, c_us, c_them, 1 / (1 + np.exp(-out))
+
+    def loss_sum(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
+        predicted = self._forward(us, them)[-1]
+        return float(((predicted - want) ** 2).sum())
+
+    def gradients(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        """The mean loss and d(mean loss)/d(parameter) for every parameter."""
+        p, h, size = self.params, self.hidden, len(want)
+        x_us, x_them, a_us, a_them, c_us, c_them, predicted = self._forward(us, them)
+        g_out = 2 * (predicted - want) * predicted * (1 - predicted) / size
+        grads = {"w2": np.concatenate([(c_us ** 2).T @ g_out, (c_them ** 2).T @ g_out]),
+                 "b2": np.array([g_out.sum()], np.float32)}
+        g_us = np.outer(g_out, p["w2"][:h]) * 2 * c_us * ((a_us > 0) & (a_us < 1))
+        g_them = np.outer(g_out, p["w2"][h:]) * 2 * c_them * ((a_them > 0) & (a_them < 1))
+        grads["w1"] = np.asarray(x_us.T @ g_us + x_them.T @ g_them)
+        grads["b1"] = g_us.sum(axis=0) + g_them.sum(axis=0)
+        return float(((predicted - want) ** 2).mean()), grads
+
+    def train_step(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
+        loss, grads = self.gradients(us, them, want)
+        self.steps += 1
+        first_fix, second_fix = 1 - BETAS[0] ** self.steps, 1 - BETAS[1] ** self.steps
+        for name, grad in grads.items():
+            value = self.params[name]
+            first, second = self.moments[name]
+            first *= BETAS[0]
+            first += (1 - BETAS[0]) * grad
+            second *= BETAS[1]
+            second += (1 - BETAS[1]) * grad * grad
+            value *= 1 - self.lr * self.weight_decay
+            value -= self.lr * (first / first_fix) / (np.sqrt(second / second_fix) + EPSILON)
+        self._clip()
+        return loss
+
+    def _clip(self) -> None:
+        for name in ("w1", "b1"):
+            np.clip(self.params[name], -reference.FT_WEIGHT_LIMIT, reference.FT_WEIGHT_LIMIT, out=self.params[name])
+        np.clip(self.params["w2"], -reference.OUT_WEIGHT_LIMIT, reference.OUT_WEIGHT_LIMIT, out=self.params["w2"])
+
+    def set_learning_rate(self, lr: float) -> None:
+        self.lr = lr
+
+    def float_network(self) -> reference.FloatNetwork:
+        p = self.params
+        return reference.FloatNetwork(p["w1"].copy(), p["b1"].copy(), p["w2"].copy(), float(p["b2"][0]))
+
+
+class TorchBackend:
+    """The same network in PyTorch: an EmbeddingBag for the sparse first layer, AdamW."""
+
+    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int) -> None:
+        import torch
+        self.torch = torch
+        torch.manual_seed(seed)
+
+        class Network(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                # One extra row for the padding index, kept at zero.
+                self.ft = torch.nn.EmbeddingBag(PAD + 1, hidden, mode="sum", padding_idx=PAD)
+                self.ft_bias = torch.nn.Parameter(torch.full((hidden,), 0.1))
+                self.out = torch.nn.Linear(2 * hidden, 1)
+                with torch.no_grad():
+                    self.ft.weight.normal_(0.0, 0.05)
+                    self.ft.weight[PAD].zero_()
+                    self.out.weight.normal_(0.0, 0.05)
+                    self.out.bias.zero_()
+
+            def forward(self, us: "torch.Tensor", them: "torch.Tensor") -> "torch.Tensor":
+                a = torch.clamp(self.ft(us) + self.ft_bias, 0.0, 1.0) ** 2
+                b = torch.clamp(self.ft(them) + self.ft_bias, 0.0, 1.0) ** 2
+                return self.out(torch.cat([a, b], dim=1)).squeeze(1)   # in units of 400 centipawns
+
+        self.model = Network()
+        self.optimiser = torch.optim.AdamW(self.model.parameters(), lr=lr, betas=BETAS, eps=EPSILON,
+                                           weight_decay=weight_decay)
+
+    def _tensors(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> tuple:
+        torch = self.torch
+        return (torch.from_numpy(us.astype(np.int64)), torch.from_numpy(them.astype(np.int64)),
+                torch.from_numpy(want.astype(np.float32)))
+
+    def loss_sum(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
+        us_t, them_t, want_t = self._tensors(us, them, want)
+        with self.torch.no_grad():
+            return float(((self.torch.sigmoid(self.model(us_t, them_t)) - want_t) ** 2).sum())
+
+    def train_step(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
+        us_t, them_t, want_t = self._tensors(us, them, want)
+        loss = ((self.torch.sigmoid(self.model(us_t, them_t)) - want_t) ** 2).mean()
+        self.optimiser.zero_grad()
+        loss.backward()
+        self.optimiser.step()
+        with self.torch.no_grad():
+            model = self.model
+            model.ft.weight.clamp_(-reference.FT_WEIGHT_LIMIT, reference.FT_WEIGHT_LIMIT)
+            model.ft_bias.clamp_(-reference.FT_WEIGHT_LIMIT, reference.FT_WEIGHT_LIMIT)
+            model.out.weight.clamp_(-reference.OUT_WEIGHT_LIMIT, reference.OUT_WEIGHT_LIMIT)
+        return loss.item()
+
+    def set_learning_rate(self, lr: float) -> None:
+        for group in self.optimiser.param_groups:
+            group["lr"] = lr
+
+    def float_network(self) -> reference.FloatNetwork:
+        model = self.model
+        return reference.FloatNetwork(
+            ft_weights=model.ft.weight[:PAD].detach().numpy().astype(np.float32).copy(),
+            ft_bias=model.ft_bias.detach().numpy().astype(np.float32).copy(),
+            out_weights=model.out.weight[0].detach().numpy().astype(np.float32).copy(),
+            out_bias=float(model.out.bias[0].detach()))
+
+
+def available_backends() -> list[str]:
+    names = []
+    try:
+        import scipy  # noqa: F401
+        names.append("numpy")
+    except ImportError:
+        pass
+    try:
+        import torch  # noqa: F401
+        names.append("torch")
+    except ImportError:
+        pass
+    return names
+
+
+def make_backend(name: str, hidden: int, lr: float, weight_decay: float, seed: int):   # type: ignore[no-untyped-def]
+    return (TorchBackend if name == "torch" else NumpyBackend)(hidden, lr, weight_decay, seed)
