@@ -18,6 +18,8 @@ sys.modules["sprt_script"] = sprt
 _SPEC.loader.exec_module(sprt)
 match = sprt.match
 
+from wall_clock import allowed  # noqa: E402
+
 
 def test_bounds_for_alpha_beta_five_percent() -> None:
     # ln(0.05 / 0.95) = -ln 19 = -2.944439; ln(0.95 / 0.05) = ln 19
@@ -89,8 +91,12 @@ def test_arguments() -> None:
 
 def test_short_run_of_ponderosa_against_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pgn = tmp_path / "sprt.pgn"
+    # The plumbing is under test, not the clock: a loaded machine may stall an engine for a while
+    # (the margin is the wall-clock rule's: 0.5 s as written, 2 s in the default run).
+    margin_ms = str(int(1000 * allowed(0.5)))
     code = sprt.main(["--candidate", "ponderosa", "--base", "ponderosa", "--option", "OwnBook=false",
-                      "--tc", "1+0.02", "--max-games", "2", "--max-plies", "16", "--pgn", str(pgn)])
+                      "--tc", "1+0.02", "--max-games", "2", "--max-plies", "16", "--pgn", str(pgn),
+                      "--time-margin", margin_ms])
     out = capsys.readouterr().out
     assert code == 0
     assert "- games 2:" in out and "faults: none" in out
