@@ -144,3 +144,18 @@ def test_the_two_backends_compute_the_same_gradients() -> None:
     assert np.allclose(grads["w1"], model.ft.weight.grad[:768].numpy(), atol=1e-8)
     assert np.allclose(grads["b1"], model.ft_bias.grad.numpy(), atol=1e-8)
     assert np.allclose(grads["w2"], model.out.weight.grad[0].numpy(), atol=1e-8)
+
+
+def test_datagen_plays_with_a_network_and_refuses_a_broken_one(tmp_path: Path) -> None:
+    from ponderosa.engine.nnue.network_file import write_network
+    net = tmp_path / "round1.nnue"
+    write_network(net, reference.quantise(reference.random_network(256, seed=8)))
+    out = tmp_path / "round2.pgm.xz"
+    assert datagen.main([str(out), "--packed", "--net", str(net), "--games", "2", "--nodes", "300",
+                         "--workers", "1", "--chunk", "2", "--max-plies", "30"]) == 0
+    assert len(list(read_games(out))) == 2
+    broken = tmp_path / "broken.nnue"
+    broken.write_bytes(net.read_bytes()[:500])
+    with pytest.raises(SystemExit):
+        datagen.main([str(tmp_path / "x.pgm.xz"), "--packed", "--net", str(broken)])
+    assert not nnue.active()   # the workers loaded it, not this process

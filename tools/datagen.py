@@ -41,6 +41,7 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.engine import nnue
 from ponderosa.engine.records import write_atomically
 from ponderosa.engine.search import Searcher, SearchLimits
 
@@ -133,6 +134,8 @@ def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
 def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, list[str], PackedGame]]:
     """Play the games of one chunk; returns each game's result and positions."""
     chunk_seed, fens, args = job
+    if args.net is not None and not nnue.active():   # each worker process loads it once
+        nnue.load(args.net)
     rng = random.Random(chunk_seed)
     tt = TranspositionTable(HASH_BYTES)
     searcher = Searcher(tt, Evaluator())
@@ -154,6 +157,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--packed", action="store_true",
                         help="write whole games with every ply's score (tools/packed_games.py), "
                              "the neural evaluation's training data, instead of FEN;result lines")
+    parser.add_argument("--net", type=Path, help="search with this network (the next round of NNUE data) "
+                        "instead of the hand-written evaluation")
     parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--nodes", type=int, default=5000, help="nodes a move (default 5000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
@@ -169,6 +174,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.games < 1 or args.nodes < 1 or args.workers < 1 or args.chunk < 1:
         parser.error("--games, --nodes, --workers and --chunk must be positive")
+    if args.net is not None:
+        try:
+            nnue.read_network(args.net)   # a file that cannot be used stops the run before any game
+        except nnue.NetworkFileError as error:
+            parser.error(str(error))
     return args
 
 

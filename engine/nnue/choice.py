@@ -39,6 +39,7 @@ class EvaluationChoice:
             self._apply()
             return [f"{error}; using the hand-written evaluation"]
         self.network, self.path = network, path
+        self.use_network = True   # a network asked for by name is the one to use
         self._apply()
         return []
 
