@@ -77,7 +77,24 @@ for fen in positions:
             break
 for fen, depth in [(positions[0], 5), (positions[1], 4)]:   # the start position and Kiwipete
     core.Board(fen).perft(depth)   # perft (and the console's perf) use the generator on their own
+if len(sys.argv) > 2:   # the shipped network: the same searches evaluated by it (its reader needs only the stdlib)
+    spec = importlib.util.spec_from_file_location("network_file", sys.argv[2])
+    network_file = sys.modules["network_file"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(network_file)
+    net = network_file.read_network(sys.argv[3])
+    core.nnue_install(net.ft_weights, net.ft_bias, net.out_weights, net.out_bias)
+    for fen in positions:
+        table.wipe(); evaluator.clear(); search.clear(); search.clear_stop()
+        search.set_limits(node_limit=300_000)
+        search.set_position(core.Board(fen))
+        for plies in range(1, 64):
+            search.iterate(plies)
+            if search.stopped:
+                break
+    core.nnue_remove()
 """
+NETWORK_FILE_READER = Path("engine") / "nnue" / "network_file.py"
+SHIPPED_NETWORK = Path("engine") / "nnue" / "ponderosa.nnue"
 
 
 class ProfileGuidedBuild(build_ext):
@@ -110,14 +127,16 @@ class ProfileGuidedBuild(build_ext):
         shutil.rmtree(profile_dir, ignore_errors=True)
         plain_compile, plain_link = list(core.extra_compile_args), list(core.extra_link_args)
         core.extra_compile_args = plain_compile + ["-fprofile-generate", "-fprofile-update=atomic",
-                                                   f"-fprofile-dir={profile_dir}"]
+                                                   f"-fprofile-dir={profile_dir}", "-DPONDEROSA_NNUE_NO_CLONES"]
         core.extra_link_args = plain_link + ["-fprofile-generate"]
         try:
             self.build_extension(core)
         finally:
             core.extra_compile_args, core.extra_link_args = plain_compile, plain_link
         started = time.monotonic()
-        subprocess.run([sys.executable, "-c", PROFILE_TRAINING, self.get_ext_fullpath(core.name)],
+        network = [str(NETWORK_FILE_READER.resolve()), str(SHIPPED_NETWORK.resolve())] \
+            if SHIPPED_NETWORK.exists() else []   # the network's code is profiled when one ships
+        subprocess.run([sys.executable, "-c", PROFILE_TRAINING, self.get_ext_fullpath(core.name), *network],
                        check=True, timeout=600)
         if not any(profile_dir.rglob("*.gcda")):
             raise RuntimeError("the training run left no profile")

@@ -9,7 +9,10 @@
 
 #define PONDEROSA_NNUE_HIDDEN 256
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__AVX2__)
+/* PONDEROSA_NNUE_NO_CLONES: the profile-guided build's instrumented pass (setup.py), whose
+ * instrumented clone resolvers crash when they run at first call. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__AVX2__) \
+    && !defined(PONDEROSA_NNUE_NO_CLONES)
 #define PONDEROSA_NNUE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define PONDEROSA_NNUE_CLONES
