@@ -41,7 +41,6 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.core_ext.tt import TranspositionTable
-from ponderosa.engine import nnue
 from ponderosa.engine.records import write_atomically
 from ponderosa.engine.search import Searcher, SearchLimits
 
@@ -134,8 +133,10 @@ def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
 def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, list[str], PackedGame]]:
     """Play the games of one chunk; returns each game's result and positions."""
     chunk_seed, fens, args = job
-    if args.net is not None and not nnue.active():   # each worker process loads it once
-        nnue.load(args.net)
+    if args.net is not None:
+        from ponderosa.engine import nnue
+        if not nnue.active():   # each worker process loads it once
+            nnue.load(args.net)
     rng = random.Random(chunk_seed)
     tt = TranspositionTable(HASH_BYTES)
     searcher = Searcher(tt, Evaluator())
@@ -175,6 +176,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.games < 1 or args.nodes < 1 or args.workers < 1 or args.chunk < 1:
         parser.error("--games, --nodes, --workers and --chunk must be positive")
     if args.net is not None:
+        from ponderosa.engine import nnue
         try:
             nnue.read_network(args.net)   # a file that cannot be used stops the run before any game
         except nnue.NetworkFileError as error:
