@@ -462,12 +462,18 @@ class Engine:
     def think(self, limits: SearchLimits | None = None,
               on_thinking: Callable[[Thinking], None] | None = None,
               should_continue: Callable[[int, str], bool] | None = None,
-              excluded: Collection[str] = (), threads: int | None = None) -> SearchResult:
+              excluded: Collection[str] = (), threads: int | None = None, at_level: bool = False) -> SearchResult:
         """Search the current position (blocking; stop() from another thread ends it); root
-        moves in excluded are left out; threads caps the search threads (None: all)."""
+        moves in excluded are left out; threads caps the search threads (None: all). at_level: a
+        game move, played at the strength level when one is set (the console's)."""
         self.settings.before_search()
-        return self.searcher.run(self.board, limits or self.limits(), on_thinking, should_continue,
-                                 excluded=excluded, threads=threads)
+        limits = limits or self.limits()
+        if at_level and self.strength.limited:
+            collector = LineCollector(on_thinking)
+            result = self.searcher.run(self.board, self.strength.shape(limits), collector, should_continue,
+                                       excluded=excluded, threads=threads, multi_pv=STRENGTH_LINES)
+            return self.strength.choose(result, collector.lines())
+        return self.searcher.run(self.board, limits, on_thinking, should_continue, excluded=excluded, threads=threads)
 
     def book_search(self, probe: BookProbe, limits: SearchLimits) -> tuple[SearchLimits, set[str]]:
         """Crafty's book random 0: search only the book moves, with a shorter time than usual.

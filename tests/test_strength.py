@@ -132,3 +132,19 @@ def test_uci_declares_the_options() -> None:
     finally:
         engine.close()
 
+
+
+def test_console_game_moves_are_played_at_the_level() -> None:
+    """The console's own moves go through Engine.think at the level (`skill`), capped and varied."""
+    engine = Engine()
+    engine.book.enabled = False
+    engine.strength.set_skill(1)
+    moves = set()
+    for _ in range(12):
+        result = engine.think(SearchLimits(depth=6), at_level=True)
+        assert result.nodes <= 2 * engine.strength.node_cap()
+        moves.add(result.best_move)
+    assert len(moves) >= 2
+    engine.strength.set_skill(100)
+    full = engine.think(SearchLimits(depth=6), at_level=True)
+    assert full.nodes > 2 * StrengthLevel(limit=True, target=MIN_ELO).node_cap()

@@ -201,7 +201,7 @@ class Console:
             self.say(f"    book moves {{{probe.search_only_text(self.engine.game)}}} (searching them)")
             limits, excluded = self.engine.book_search(probe, limits)
         self.thinking_header()
-        result = self.engine.think(limits, on_thinking=self.show_thinking, excluded=excluded)
+        result = self.engine.think(limits, on_thinking=self.show_thinking, excluded=excluded, at_level=True)
         self.show_search_summary(result)
         if result.best_move is None:
             raise CommandError("the search found no move")
