@@ -321,14 +321,15 @@ cdef struct NNUENetwork:
     int16_t ft_bias[NNUE_HIDDEN]
     int16_t out_weights[2 * NNUE_HIDDEN]           # side to move's half first
     int32_t out_bias
+    uint64_t serial                                # tells this network's accumulators from another's
 
 cdef struct NNUEAccumulator:
     int16_t values[2][NNUE_HIDDEN]   # by perspective (WHITE, BLACK)
-    uint64_t key                     # key of the position these values belong to; 0: none
+    uint64_t key                     # key of the position these values belong to XOR the network's serial
 
 cdef NNUENetwork* NNUE_NET           # the loaded network, or NULL: the hand-written evaluation
 
-cdef int nnue_evaluate(Position* pos, NNUEAccumulator* stack) noexcept nogil   # side to move's view
+cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) noexcept nogil   # side to move's view
 
 cdef struct EvalState:
     NNUEAccumulator* accumulators # by position ply (MAX_STATES), made at the first network evaluation

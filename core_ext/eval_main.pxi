@@ -356,12 +356,13 @@ cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     cdef int score
     cdef uint64_t key
     cdef EvalCacheEntry* slot
-    if NNUE_NET != NULL:
+    cdef NNUENetwork* net = NNUE_NET   # read once: the evaluation uses this one throughout
+    if net != NULL:
         # The network's accumulators make a cache of little use; made at the first use.
         if ev.accumulators == NULL:
             ev.accumulators = <NNUEAccumulator*>calloc(MAX_STATES, sizeof(NNUEAccumulator))
         if ev.accumulators != NULL:
-            return nnue_evaluate(pos, ev.accumulators)
+            return nnue_evaluate(net, pos, ev.accumulators)
     key = pos.states[pos.ply].key ^ settings_key(ev)
     if ev.eval_cache != NULL and key != 0:
         slot = &ev.eval_cache[key & ev.eval_cache_mask]
@@ -537,13 +538,14 @@ cdef class Evaluator:
         through this evaluator's incremental stack, or with fresh computed from scratch."""
         cdef NNUEAccumulator* scratch
         cdef NNUEAccumulator* acc
-        if NNUE_NET == NULL:
+        cdef NNUENetwork* net = NNUE_NET
+        if net == NULL:
             raise RuntimeError("no network loaded")
         if fresh:
             scratch = <NNUEAccumulator*>malloc(sizeof(NNUEAccumulator))
             if scratch == NULL:
                 raise MemoryError()
-            nnue_refresh(board.pos, scratch)
+            nnue_refresh(net, board.pos, scratch)
             result = ([scratch.values[0][i] for i in range(NNUE_HIDDEN)],
                       [scratch.values[1][i] for i in range(NNUE_HIDDEN)])
             free(scratch)

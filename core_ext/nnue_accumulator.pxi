@@ -31,24 +31,25 @@ if PONDEROSA_NNUE_HIDDEN != NNUE_HIDDEN:
     raise ImportError("nnue_kernels.h and core.pxd disagree on the network's hidden size")
 
 
-cdef inline const int16_t* nnue_column(int feature) noexcept nogil:
-    return &NNUE_NET.ft_weights[feature * NNUE_HIDDEN]
+cdef inline const int16_t* nnue_column(NNUENetwork* net, int feature) noexcept nogil:
+    return &net.ft_weights[feature * NNUE_HIDDEN]
 
 
-cdef void nnue_refresh(Position* pos, NNUEAccumulator* acc) noexcept nogil:
+cdef void nnue_refresh(NNUENetwork* net, Position* pos, NNUEAccumulator* acc) noexcept nogil:
     """Compute both perspectives from scratch: bias plus a column per piece."""
     cdef int perspective, sq
     cdef Bitboard pieces
     for perspective in range(2):
-        memcpy(acc.values[perspective], NNUE_NET.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
+        memcpy(acc.values[perspective], net.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
         pieces = occupied(pos)
         while pieces:
             sq = lsb(pieces)
             pieces &= pieces - 1
-            nnue_kernel_add(acc.values[perspective], nnue_column(nnue_feature(perspective, pos.board[sq], sq)))
+            nnue_kernel_add(acc.values[perspective], nnue_column(net, nnue_feature(perspective, pos.board[sq], sq)))
 
 
-cdef void nnue_apply_move(NNUEAccumulator* parent, NNUEAccumulator* child, StateInfo* st) noexcept nogil:
+cdef void nnue_apply_move(NNUENetwork* net, NNUEAccumulator* parent, NNUEAccumulator* child,
+                          StateInfo* st) noexcept nogil:
     """child = parent after the move recorded in st (a null move changes no input)."""
     cdef Move m = st.move
     cdef int frm, to, flag, moved, arrived, perspective, capsq, rook_from, rook_to, rook
@@ -66,51 +67,53 @@ cdef void nnue_apply_move(NNUEAccumulator* parent, NNUEAccumulator* child, State
             rook = (moved & 8) + ROOK
             nnue_kernel_add_add_sub_sub(
                 child.values[perspective], parent.values[perspective],
-                nnue_column(nnue_feature(perspective, moved, to)), nnue_column(nnue_feature(perspective, rook, rook_to)),
-                nnue_column(nnue_feature(perspective, moved, frm)),
-                nnue_column(nnue_feature(perspective, rook, rook_from)))
+                nnue_column(net, nnue_feature(perspective, moved, to)), nnue_column(net, nnue_feature(perspective, rook, rook_to)),
+                nnue_column(net, nnue_feature(perspective, moved, frm)),
+                nnue_column(net, nnue_feature(perspective, rook, rook_from)))
         elif st.captured:
             capsq = to
             if flag == FLAG_EN_PASSANT:
                 capsq = to - 8 if (moved >> 3) == WHITE else to + 8
             nnue_kernel_add_sub_sub(
                 child.values[perspective], parent.values[perspective],
-                nnue_column(nnue_feature(perspective, arrived, to)), nnue_column(nnue_feature(perspective, moved, frm)),
-                nnue_column(nnue_feature(perspective, st.captured, capsq)))
+                nnue_column(net, nnue_feature(perspective, arrived, to)), nnue_column(net, nnue_feature(perspective, moved, frm)),
+                nnue_column(net, nnue_feature(perspective, st.captured, capsq)))
         else:
             nnue_kernel_add_sub(
                 child.values[perspective], parent.values[perspective],
-                nnue_column(nnue_feature(perspective, arrived, to)), nnue_column(nnue_feature(perspective, moved, frm)))
+                nnue_column(net, nnue_feature(perspective, arrived, to)), nnue_column(net, nnue_feature(perspective, moved, frm)))
 
 
-cdef void nnue_update(Position* pos, NNUEAccumulator* stack) noexcept nogil:
-    """Bring stack[pos.ply] up to date: from the nearest matching ancestor, or from scratch."""
+cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) noexcept nogil:
+    """Bring stack[pos.ply] up to date: from the nearest matching ancestor, or from scratch. An
+    entry matches when it was computed for that position with this network (its key holds both)."""
     cdef int ply = pos.ply, base = pos.ply, j
-    while stack[base].key != pos.states[base].key:
+    while stack[base].key != pos.states[base].key ^ net.serial:
         if base == 0 or ply - base >= NNUE_MAX_WALK:
-            nnue_refresh(pos, &stack[ply])
-            stack[ply].key = pos.states[ply].key
+            nnue_refresh(net, pos, &stack[ply])
+            stack[ply].key = pos.states[ply].key ^ net.serial
             return
         base -= 1
     for j in range(base + 1, ply + 1):
-        nnue_apply_move(&stack[j - 1], &stack[j], &pos.states[j])
-        stack[j].key = pos.states[j].key
+        nnue_apply_move(net, &stack[j - 1], &stack[j], &pos.states[j])
+        stack[j].key = pos.states[j].key ^ net.serial
 
 
-cdef inline int32_t nnue_output(const int16_t* us, const int16_t* them) noexcept nogil:
+cdef inline int32_t nnue_output(NNUENetwork* net, const int16_t* us, const int16_t* them) noexcept nogil:
     """The output layer on the two halves: sum of clamp(v, 0, QA)^2 * w, then the scales."""
-    cdef int32_t total = nnue_kernel_output(us, them, NNUE_NET.out_weights, NNUE_QA)
+    cdef int32_t total = nnue_kernel_output(us, them, net.out_weights, NNUE_QA)
     # C division truncates toward zero; the Python reference does the same.
-    return <int32_t>((<int64_t>(total // NNUE_QA) + NNUE_NET.out_bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB))
+    return <int32_t>((<int64_t>(total // NNUE_QA) + net.out_bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB))
 
 
-cdef int nnue_evaluate(Position* pos, NNUEAccumulator* stack) noexcept nogil:
-    """Centipawns from the side to move's view, by the loaded network (NNUE_NET not NULL)."""
+cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) noexcept nogil:
+    """Centipawns from the side to move's view, by net (the caller read NNUE_NET once: another
+    thread may replace it meanwhile, and a replaced network is never freed)."""
     cdef NNUEAccumulator* acc
     cdef int32_t score
-    nnue_update(pos, stack)
+    nnue_update(net, pos, stack)
     acc = &stack[pos.ply]
-    score = nnue_output(acc.values[pos.side], acc.values[pos.side ^ 1])
+    score = nnue_output(net, acc.values[pos.side], acc.values[pos.side ^ 1])
     if score > EVAL_LIMIT:
         return EVAL_LIMIT
     if score < -EVAL_LIMIT:

@@ -193,3 +193,26 @@ def test_switching_between_network_and_hand_written(tmp_path: Path, restore_eval
     assert nnue_active() and evaluator.evaluate(board) == network_score
     with pytest.raises(ValueError):
         choice.set_mode("neural")
+
+
+def test_replacing_the_network_during_a_search_is_safe(restore_evaluation) -> None:
+    """The engine changes networks only between searches, but a search running on meanwhile
+    (another Engine in the process, as in the test suite) must not read freed memory: each
+    evaluation keeps the network it began with, and a replaced network is never freed."""
+    import threading
+    from ponderosa.core_ext.tt import TranspositionTable
+    from ponderosa.engine.search import Searcher, SearchLimits
+    nets = [reference.quantise(reference.random_network(256, seed=seed)) for seed in (21, 22)]
+    nnue.install(nets[0])
+    searcher = Searcher(TranspositionTable(1 << 20), Evaluator())
+    board = Board(SPECIAL_STARTS[1])
+    found = []
+    thread = threading.Thread(target=lambda: found.append(searcher.run(board, SearchLimits(nodes=400_000))))
+    thread.start()
+    for flip in range(200):
+        if flip % 3 == 2:
+            nnue.remove()
+        else:
+            nnue.install(nets[flip % 2])
+    thread.join()
+    assert found and found[0].best_move in board.legal_moves()
