@@ -506,9 +506,7 @@ class Engine:
         returns the search's serial number, which on_finished receives with the result."""
         self.worker.stop()   # a running search is stopped first (worker.start would do it too)
         self.settings.before_search()
-        open_ended = limits.depth is None and limits.nodes is None and limits.soft_seconds is None \
-            and limits.hard_seconds is None
-        if self.strength.limited and not open_ended:   # analysis stays at full strength
+        if self.strength.limited and not limits.open_ended:   # analysis stays at full strength
             limits, on_thinking, on_finished, lines = self._at_strength_level(limits, on_thinking, on_finished)
             return self.worker.start(self.board, limits, on_thinking, on_finished, excluded, multi_pv=lines)
         return self.worker.start(self.board, limits, on_thinking, on_finished, excluded)

@@ -40,17 +40,22 @@ class RecordError(ValueError):
     """A tag, file or game that cannot be used; the message is one line for the user."""
 
 
-def write_atomically(path: str | Path, text: str) -> None:
-    """Write text to path through a temporary file in the same folder and os.replace, so a
-    reader (or a crash) never sees half a file."""
+def write_atomically(path: str | Path, text: str | bytes) -> None:
+    """Write text (or bytes) to path through a temporary file in the same folder and os.replace,
+    so a reader (or a crash) never sees half a file."""
     import tempfile  # loads only when a file is written (start-up time)
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
     try:
         os.chmod(temporary, 0o666 & ~_UMASK)   # as open() would create it, not mkstemp's 0600
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)   # no fsync: this guards against a killed process, and costs no disk wait per move
+        # no fsync: this guards against a killed process, and costs no disk wait per move
+        if isinstance(text, bytes):
+            with os.fdopen(handle, "wb") as binary:
+                binary.write(text)
+        else:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -32,6 +32,11 @@ class SearchLimits:
     soft_seconds: float | None = None
     hard_seconds: float | None = None
 
+    @property
+    def open_ended(self) -> bool:
+        """No depth, node or time limit: analysis or pondering, which runs until stopped."""
+        return self.soft_seconds is None and self.nodes is None and self.depth is None
+
     @classmethod
     def fixed_time(cls, seconds: float, depth: int | None = None, nodes: int | None = None) -> SearchLimits:
         """Crafty's `st`: all of the time may be used, none beyond it."""
@@ -170,8 +175,7 @@ class Searcher:
         self._start_ns = start
         root_tbhits = 0
         if self.tablebases is not None:
-            open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
-            excluded, probing, root_tbhits = self.tablebases.prepare_search(board, set(excluded), open_ended)
+            excluded, probing, root_tbhits = self.tablebases.prepare_search(board, set(excluded), limits.open_ended)
             self.core.set_tablebase_probing(probing, self.tablebases.probe_depth)
         with_tables = self.tablebases is not None and self.tablebases.largest > 0
         self._root_tbhits = root_tbhits if with_tables else None
@@ -180,7 +184,7 @@ class Searcher:
             return SearchResult(None, 0, 0, 0, 0.0)
         deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
         self._soft_deadline_ns = start + int(limits.soft_seconds * 1e9) if limits.soft_seconds is not None else 0
-        self._open_ended = limits.soft_seconds is None and limits.nodes is None and limits.depth is None
+        self._open_ended = limits.open_ended
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline,
                              depth_limit=max_depth if limits.depth else 0)

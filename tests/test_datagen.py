@@ -3,7 +3,6 @@ quiet and carry their game's result, and the file reads back through the tuner."
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import random
 import signal
 import subprocess
@@ -18,21 +17,14 @@ from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.search import Searcher
 
+from conftest import load_tool
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools"))
 
 
-def load(name: str, file: str):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / file)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-datagen = load("datagen_script", "datagen.py")
-tune = load("tune_script", "tune.py")
+datagen = load_tool("datagen_script", "datagen.py")
+tune = load_tool("tune_script", "tune.py")
 
 
 def test_rules_end_the_game() -> None:

@@ -4,7 +4,6 @@ core's input indices (tools/nnue_data.py); the trainer from games to a network t
 loads (when PyTorch, the `train` extra, is installed)."""
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -15,6 +14,8 @@ import pytest
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 
+from conftest import load_tool
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools"))
 
@@ -22,16 +23,7 @@ import nnue_data  # noqa: E402
 from packed_games import PackedGame, PackedGamesError, read_games, write_games  # noqa: E402
 
 
-def load(name: str, file: str):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / file)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-datagen = load("datagen_packed_script", "datagen.py")
+datagen = load_tool("datagen_packed_script", "datagen.py")
 
 
 def sample_games() -> list[PackedGame]:
@@ -100,7 +92,7 @@ def test_extracted_positions_use_the_core_inputs(tmp_path: Path) -> None:
 
 def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
     pytest.importorskip("scipy", reason="the trainer needs scipy: pip install -e .[train]")
-    trainer = load("nnue_train_script", "nnue_train.py")
+    trainer = load_tool("nnue_train_script", "nnue_train.py")
     games = tmp_path / "self.pgm.xz"
     assert datagen.main([str(games), "--packed", "--games", "4", "--nodes", "300", "--workers", "1", "--chunk", "2",
                          "--max-plies", "60"]) == 0

@@ -28,19 +28,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from packed_games import PackedGamesError, read_games  # noqa: E402
 
+from ponderosa.engine.nnue.reference import features  # noqa: E402
+
 PAD = 768
 SLOTS = 32
 
 
 def stm_features(board: chess.Board) -> list[int]:
-    """Input indices seen from the side to move (ponderosa.engine.nnue.reference.features)."""
-    perspective = board.turn
-    active = []
-    for square, piece in board.piece_map().items():
-        relative = 0 if piece.color == perspective else 1
-        seen = square if perspective == chess.WHITE else square ^ 56
-        active.append(relative * 384 + (piece.piece_type - 1) * 64 + seen)
-    return active
+    """Input indices seen from the side to move (the core's, as the reference computes them)."""
+    return features(board, board.turn)
 
 
 def mirror_features(indices: np.ndarray) -> np.ndarray:

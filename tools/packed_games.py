@@ -15,14 +15,14 @@ the repository. The trainer replays each game to get its positions (tools/nnue_d
 from __future__ import annotations
 
 import lzma
-import os
 import struct
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
 import chess
+
+from ponderosa.engine.records import write_atomically
 
 MAGIC = b"PGM1"
 RESULT_CODES = {"0-1": 0, "1/2-1/2": 1, "1-0": 2}
@@ -66,18 +66,8 @@ def pack_game(game: PackedGame) -> bytes:
 
 def write_games(path: Path, games: list[PackedGame]) -> None:
     """Write the games to path atomically (a temporary file renamed over it)."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent or Path("."), prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as raw, lzma.open(raw, "wb", preset=9) as stream:
-            stream.write(MAGIC)
-            for game in games:
-                stream.write(pack_game(game))
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    packed = MAGIC + b"".join(pack_game(game) for game in games)
+    write_atomically(path, lzma.compress(packed, preset=9))
 
 
 def _read_exact(stream: BinaryIO, size: int, path: Path) -> bytes:

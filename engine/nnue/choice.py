@@ -9,6 +9,7 @@ from ponderosa.engine import nnue
 from ponderosa.engine.nnue.network_file import NetworkFileError, QuantisedNetwork
 
 DEFAULT_NAME = "<default>"
+_NOTHING_YET = object()
 
 
 class EvaluationChoice:
@@ -16,6 +17,10 @@ class EvaluationChoice:
         self.path: Path | None = None               # the file of the network in use, or None
         self.network: QuantisedNetwork | None = None
         self.use_network = True                     # eval nnue / eval classic
+        # What _apply last put in the core: each install is a copy the core keeps for good (a
+        # search may still read a replaced network), so nothing is installed twice. Unset at
+        # first, so the first _apply always acts.
+        self._installed: object = _NOTHING_YET
 
     def load_default(self) -> list[str]:
         """The network shipped with the engine; messages when it cannot be used (none when the
@@ -33,7 +38,7 @@ class EvaluationChoice:
             return []
         try:
             network = nnue.read_network(path)
-            nnue.install(network, str(path))    # checks the shape against the core's before use
+            nnue.check_shape(network, str(path))
         except NetworkFileError as error:
             self.network, self.path = None, None
             self._apply()
@@ -54,10 +59,14 @@ class EvaluationChoice:
         return self.describe()
 
     def _apply(self) -> None:
-        if self.use_network and self.network is not None:
-            nnue.install(self.network, str(self.path))
-        else:
+        wanted = self.network if self.use_network else None
+        if wanted is self._installed:
+            return
+        if wanted is None:
             nnue.remove()
+        else:
+            nnue.install(wanted, str(self.path))
+        self._installed = wanted
 
     @property
     def active(self) -> bool:

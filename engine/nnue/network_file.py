@@ -16,10 +16,8 @@ NetworkFileError with a message naming the file; the engine then keeps the hand-
 """
 from __future__ import annotations
 
-import os
 import struct
 import sys
-import tempfile
 import zlib
 from array import array
 from dataclasses import dataclass
@@ -85,16 +83,10 @@ def network_bytes(net: QuantisedNetwork) -> bytes:
 
 def write_network(path: Path, net: QuantisedNetwork) -> None:
     """Write the network atomically (a temporary file renamed over path)."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(network_bytes(net))
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    # Imported here: reading a network needs only the standard library (setup.py's PGO run loads
+    # this file on its own).
+    from ponderosa.engine.records import write_atomically
+    write_atomically(path, network_bytes(net))
 
 
 def parse_network(data: bytes, name: str = "network") -> QuantisedNetwork:
