@@ -54,22 +54,34 @@ cdef class Board:
     def __dealloc__(self):
         free(self.pos)
 
-    def __init__(self, fen: str = START_FEN):
-        set_fen(self.pos, fen)
+    def __init__(self, fen: str = START_FEN, chess960: bool = False):
+        set_fen(self.pos, fen, chess960)
 
     def set_fen(self, fen: str) -> None:
-        """Load a FEN; raises ValueError (and keeps the old position) if the core cannot hold it."""
+        """Load a FEN (of the board's kind of chess); raises ValueError (and keeps the old
+        position) if the core cannot hold it."""
         cdef Position* scratch = <Position*>malloc(sizeof(Position))
         if scratch is NULL:
             raise MemoryError()
         try:
-            set_fen(scratch, fen)
+            set_fen(scratch, fen, self.pos.chess960)
             memcpy(self.pos, scratch, sizeof(Position))
         finally:
             free(scratch)
 
+    @property
+    def chess960(self) -> bool:
+        """Chess960 (Fischer random): castling rooks anywhere on the back rank, castling moves
+        written king takes rook, rights in X-FEN."""
+        return self.pos.chess960
+
     def fen(self) -> str:
-        return get_fen(self.pos, self._has_legal_en_passant())
+        """FEN; in Chess960 with X-FEN castling rights (KQkq, or the rook's file where needed)."""
+        return get_fen(self.pos, self._has_legal_en_passant(), False)
+
+    def shredder_fen(self) -> str:
+        """FEN with the castling rights as the rooks' files (HAha)."""
+        return get_fen(self.pos, self._has_legal_en_passant(), True)
 
     def _has_legal_en_passant(self) -> bool:
         cdef Move moves[MAX_MOVES]
@@ -115,22 +127,25 @@ cdef class Board:
         return in_check(self.pos)
 
     def legal_moves(self) -> list:
-        """Legal moves in UCI notation (e1g1 for castling, e7e8q for promotion)."""
+        """Legal moves in UCI notation (e7e8q for promotion; castling e1g1, in Chess960 king
+        takes rook: e1h1)."""
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_legal(self.pos, moves)
-        return [move_to_uci(moves[i]) for i in range(n)]
+        return [move_to_uci(self.pos, moves[i]) for i in range(n)]
 
     def noisy_moves(self) -> list:
         """What the quiescence search tries: captures, e.p. and queen promotions; all evasions in check."""
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_noisy(self.pos, moves)
-        return [move_to_uci(moves[i]) for i in range(n)]
+        return [move_to_uci(self.pos, moves[i]) for i in range(n)]
 
     cdef unsigned int find_move(self, str uci) except? 0:
         """The legal move written uci, compared by squares and promotion piece rather than by
-        building the text of every legal move (book building makes millions of these)."""
+        building the text of every legal move (book building makes millions of these). In
+        Chess960 castling is king takes rook (e1h1); e1g1 and e1c1 are taken too where king and
+        rook stand on their standard squares (as python-chess reads them)."""
         cdef Move moves[MAX_MOVES]
-        cdef int n, i, flag
+        cdef int n, i, flag, target
         cdef int frm = _square_index(uci, 0), to = _square_index(uci, 2), promotion = -1
         if frm < 0 or to < 0 or len(uci) > 5 or (len(uci) == 5 and uci[4] not in "nbrq"):
             raise ValueError(f"illegal move {uci!r}")
@@ -138,9 +153,17 @@ cdef class Board:
             promotion = FLAG_PROMO_KNIGHT + "nbrq".index(uci[4])
         n = generate_legal(self.pos, moves)
         for i in range(n):
-            if move_from(moves[i]) == frm and move_to(moves[i]) == to:
-                flag = move_flag(moves[i])
+            flag = move_flag(moves[i])
+            target = move_to(moves[i])
+            if flag == FLAG_CASTLE and self.pos.chess960:
+                target = self.pos.castle_rook[castle_index(self.pos.side, target)]
+            if move_from(moves[i]) == frm and target == to:
                 if (flag == promotion) if promotion >= 0 else flag < FLAG_PROMO_KNIGHT:
+                    return moves[i]
+        if self.pos.chess960 and promotion < 0 and (frm == 4 or frm == 60) and (to - frm == 2 or frm - to == 2):
+            for i in range(n):
+                if move_flag(moves[i]) == FLAG_CASTLE and move_from(moves[i]) == frm and move_to(moves[i]) == to \
+                        and self.pos.castle_rook[castle_index(self.pos.side, to)] == (frm + 3 if to > frm else frm - 4):
                     return moves[i]
         raise ValueError(f"illegal move {uci!r}")
 
@@ -178,7 +201,7 @@ cdef class Board:
             undo_null_move(self.pos)
             return NULL_MOVE
         undo_move(self.pos)
-        return move_to_uci(m)
+        return move_to_uci(self.pos, m)
 
     def perft(self, int depth) -> int:
         """Leaf nodes of the legal move tree to depth (bulk counted), without the GIL."""
@@ -203,7 +226,7 @@ cdef class Board:
             with nogil:
                 nodes = perft(self.pos, depth - 1)
             undo_move(self.pos)
-            result.append((move_to_uci(moves[i]), nodes))
+            result.append((move_to_uci(self.pos, moves[i]), nodes))
         return result
 
     def count_generated(self, long repetitions) -> int:

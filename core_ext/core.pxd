@@ -161,6 +161,12 @@ cdef struct Position:
     int side              # colour to move
     int ply               # index of the current StateInfo
     int fullmove_base     # fullmove number at states[0]
+    # Castling, fixed for a game: the rook square of each right (indexed by the right's bit
+    # number: WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO) and the rights a move from or to each
+    # square keeps. In standard chess the rooks start on a1/h1/a8/h8; in Chess960 anywhere.
+    signed char castle_rook[4]
+    int castle_mask[64]
+    bint chess960         # castling written king-takes-rook (e1h1), FEN rights in X-FEN
     StateInfo states[MAX_STATES]
 
 cdef void clear_position(Position* pos) noexcept nogil
@@ -171,9 +177,19 @@ cdef void do_null_move(Position* pos) noexcept nogil
 cdef void undo_null_move(Position* pos) noexcept nogil
 cdef void compute_keys(Position* pos) noexcept nogil
 cdef void drop_old_history(Position* pos, int keep) noexcept nogil
-cdef int set_fen(Position* pos, str fen) except -1
-cdef str get_fen(Position* pos, bint legal_ep)
-cdef str move_to_uci(Move m)
+cdef int set_fen(Position* pos, str fen, bint chess960) except -1
+cdef str get_fen(Position* pos, bint legal_ep, bint shredder)
+cdef str move_to_uci(Position* pos, Move m)
+
+cdef inline int castle_index(int colour, int king_to) noexcept nogil:
+    """Bit number of the castling right a castling move uses: the king ends on the g-file for
+    the short side, on the c-file for the long one, wherever it started (Chess960)."""
+    return 2 * colour + (0 if (king_to & 7) == 6 else 1)
+
+cdef inline void castle_rook_squares(Position* pos, int colour, int king_to, int* rook_from, int* rook_to) noexcept nogil:
+    """Where the rook of a castling move starts and ends (f- or d-file of the back rank)."""
+    rook_from[0] = pos.castle_rook[castle_index(colour, king_to)]
+    rook_to[0] = (king_to & 56) + (5 if (king_to & 7) == 6 else 3)
 
 cdef inline StateInfo* state(Position* pos) noexcept nogil:
     return &pos.states[pos.ply]
@@ -211,13 +227,13 @@ cdef inline bint gives_check(Position* pos, Move m) noexcept nogil:
     """Whether the legal move m checks the opponent, directly or by discovery, decided without
     making it (so that the search can prune before paying for do_move)."""
     cdef int frm = move_from(m), to = move_to(m), flag = move_flag(m), us = pos.side
-    cdef int ksq = king_square(pos, us ^ 1), moved = pos.board[frm] & 7, rook_to
+    cdef int ksq = king_square(pos, us ^ 1), moved = pos.board[frm] & 7, rook_from, rook_to
     cdef Bitboard king = square_bb(ksq), occ = (occupied(pos) ^ square_bb(frm)) | square_bb(to), ours
     if flag == FLAG_CASTLE:
-        # Only the rook can check; standard chess: it lands between the king's two squares.
-        rook_to = (frm + to) // 2
-        occ ^= square_bb(to + 1 if to > frm else to - 2)
-        occ |= square_bb(rook_to)
+        # Only the rook can check (the king cannot reach the other king). In Chess960 the
+        # king may land where its rook stood, so the rook leaves before both land.
+        castle_rook_squares(pos, us, to, &rook_from, &rook_to)
+        occ = (occupied(pos) ^ square_bb(frm) ^ square_bb(rook_from)) | square_bb(to) | square_bb(rook_to)
         return (rook_attacks(rook_to, occ) & king) != 0
     if flag == FLAG_EN_PASSANT:
         occ ^= square_bb(to - 8 if us == WHITE else to + 8)

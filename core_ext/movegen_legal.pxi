@@ -126,20 +126,35 @@ cdef inline int generate_pawn_moves(Position* pos, Move* moves, int n, int us, i
 
 
 cdef inline int generate_castling(Position* pos, Move* moves, int n, int us, Bitboard occ) noexcept nogil:
-    """Castling when not in check: the path empty and the king's squares unattacked."""
+    """Castling when not in check (standard chess and Chess960 alike): the king ends on the g- or
+    c-file and the rook beside it on the f- or d-file; every square either crosses or lands on
+    is empty but for the two of them, the squares the king crosses are not attacked, nor is its
+    last square once both have moved (the rook may have shielded it where it stood)."""
     cdef int rights = pos.states[pos.ply].castling
-    cdef int them = us ^ 1
-    cdef int base = 0 if us == WHITE else 56
-    cdef int short_right = WHITE_OO if us == WHITE else BLACK_OO
-    cdef int long_right = WHITE_OOO if us == WHITE else BLACK_OOO
-    if (rights & short_right) and not (occ & (square_bb(base + 5) | square_bb(base + 6))):
-        if not square_attacked(pos, base + 5, them, occ) and not square_attacked(pos, base + 6, them, occ):
-            moves[n] = make_move_code(base + 4, base + 6, FLAG_CASTLE)
-            n += 1
-    if (rights & long_right) and not (occ & (square_bb(base + 1) | square_bb(base + 2) | square_bb(base + 3))):
-        if not square_attacked(pos, base + 3, them, occ) and not square_attacked(pos, base + 2, them, occ):
-            moves[n] = make_move_code(base + 4, base + 2, FLAG_CASTLE)
-            n += 1
+    cdef int them = us ^ 1, ksq = lsb(pos.pieces[us][KING]), side, index, rsq, kto, rto
+    cdef Bitboard movers, path, crossed
+    for side in range(2):   # the short side first
+        index = 2 * us + side
+        if not rights & (1 << index):
+            continue
+        rsq = pos.castle_rook[index]
+        kto = 56 * us + (6 if side == 0 else 2)
+        rto = 56 * us + (5 if side == 0 else 3)
+        movers = square_bb(ksq) | square_bb(rsq)
+        path = (BETWEEN[ksq][kto] | square_bb(kto) | BETWEEN[rsq][rto] | square_bb(rto)) & ~movers
+        if occ & path:
+            continue
+        crossed = BETWEEN[ksq][kto]
+        while crossed:
+            if square_attacked(pos, lsb(crossed), them, occ ^ square_bb(ksq)):
+                break
+            crossed &= crossed - 1
+        if crossed:
+            continue
+        if square_attacked(pos, kto, them, (occ ^ movers) | square_bb(rto)):
+            continue
+        moves[n] = make_move_code(ksq, kto, FLAG_CASTLE)
+        n += 1
     return n
 
 

@@ -48,7 +48,7 @@ cdef void nnue_refresh(NNUENetwork* net, Position* pos, NNUEAccumulator* acc) no
             nnue_kernel_add(acc.values[perspective], nnue_column(net, nnue_feature(perspective, pos.board[sq], sq)))
 
 
-cdef void nnue_apply_move(NNUENetwork* net, NNUEAccumulator* parent, NNUEAccumulator* child,
+cdef void nnue_apply_move(NNUENetwork* net, Position* pos, NNUEAccumulator* parent, NNUEAccumulator* child,
                           StateInfo* st) noexcept nogil:
     """child = parent after the move recorded in st (a null move changes no input)."""
     cdef Move m = st.move
@@ -63,7 +63,7 @@ cdef void nnue_apply_move(NNUENetwork* net, NNUEAccumulator* parent, NNUEAccumul
     arrived = (moved & 8) + (flag - 2) if flag >= FLAG_PROMO_KNIGHT else moved
     for perspective in range(2):
         if flag == FLAG_CASTLE:
-            castle_rook_squares(frm, to, &rook_from, &rook_to)
+            castle_rook_squares(pos, moved >> 3, to, &rook_from, &rook_to)
             rook = (moved & 8) + ROOK
             nnue_kernel_add_add_sub_sub(
                 child.values[perspective], parent.values[perspective],
@@ -95,7 +95,7 @@ cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) n
             return
         base -= 1
     for j in range(base + 1, ply + 1):
-        nnue_apply_move(net, &stack[j - 1], &stack[j], &pos.states[j])
+        nnue_apply_move(net, pos, &stack[j - 1], &stack[j], &pos.states[j])
         stack[j].key = pos.states[j].key ^ net.serial
 
 

@@ -1,16 +1,6 @@
 # Included by core.pyx, the core's one C unit (this was position.pyx, a module of its own):
 # Make/unmake with an undo record per ply, incremental keys, and FEN in and out.
 
-cdef int CASTLE_MASK[64]
-for _sq in range(64):
-    CASTLE_MASK[_sq] = 15
-CASTLE_MASK[0] = 15 & ~WHITE_OOO
-CASTLE_MASK[7] = 15 & ~WHITE_OO
-CASTLE_MASK[4] = 15 & ~(WHITE_OO | WHITE_OOO)
-CASTLE_MASK[56] = 15 & ~BLACK_OOO
-CASTLE_MASK[63] = 15 & ~BLACK_OO
-CASTLE_MASK[60] = 15 & ~(BLACK_OO | BLACK_OOO)
-
 PIECE_LETTERS = " PNBRQK  pnbrqk"
 FILES = "abcdefgh"
 
@@ -21,8 +11,28 @@ cdef void clear_position(Position* pos) noexcept nogil:
     pos.side = WHITE
     pos.ply = 0
     pos.fullmove_base = 1
+    pos.chess960 = False
+    set_castle_rooks(pos, 7, 0, 63, 56)
     memset(&pos.states[0], 0, sizeof(StateInfo))
     pos.states[0].ep_square = NO_SQUARE
+
+
+cdef void set_castle_rooks(Position* pos, int white_oo, int white_ooo, int black_oo, int black_ooo) noexcept nogil:
+    """The rook square of each right (NO_SQUARE: none) and the rights each square's move keeps:
+    a king move loses both of its side's rights, a rook move or capture on its square one."""
+    cdef int sq, index, colour
+    pos.castle_rook[0] = white_oo
+    pos.castle_rook[1] = white_ooo
+    pos.castle_rook[2] = black_oo
+    pos.castle_rook[3] = black_ooo
+    for sq in range(64):
+        pos.castle_mask[sq] = 15
+    for index in range(4):
+        if pos.castle_rook[index] != NO_SQUARE:
+            pos.castle_mask[pos.castle_rook[index]] &= ~(1 << index)
+    for colour in range(2):
+        sq = lsb(pos.pieces[colour][KING]) if pos.pieces[colour][KING] else 4 + 56 * colour
+        pos.castle_mask[sq] &= ~(3 << (2 * colour))
 
 
 cdef inline void add_piece(Position* pos, int sq, int piece) noexcept nogil:
@@ -51,15 +61,6 @@ cdef void put_piece(Position* pos, int sq, int piece) noexcept nogil:
     add_piece(pos, sq, piece)
 
 
-cdef inline void castle_rook_squares(int king_from, int king_to, int* rook_from, int* rook_to) noexcept nogil:
-    if king_to > king_from:
-        rook_from[0] = king_from + 3
-        rook_to[0] = king_from + 1
-    else:
-        rook_from[0] = king_from - 4
-        rook_to[0] = king_from - 1
-
-
 cdef void do_move(Position* pos, Move m) noexcept nogil:
     cdef StateInfo* st = &pos.states[pos.ply]
     cdef StateInfo* ns = &pos.states[pos.ply + 1]
@@ -81,10 +82,13 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     ns.move = m
 
     if flag == FLAG_CASTLE:
-        castle_rook_squares(frm, to, &rook_from, &rook_to)
+        castle_rook_squares(pos, us, to, &rook_from, &rook_to)
         rook = us * 8 + ROOK
-        shift_piece(pos, frm, to, piece)
-        shift_piece(pos, rook_from, rook_to, rook)
+        # Both leave before either lands: in Chess960 the squares may overlap.
+        remove_piece(pos, frm, piece)
+        remove_piece(pos, rook_from, rook)
+        add_piece(pos, to, piece)
+        add_piece(pos, rook_to, rook)
         key ^= Z_PSQ[piece][frm] ^ Z_PSQ[piece][to] ^ Z_PSQ[rook][rook_from] ^ Z_PSQ[rook][rook_to]
     else:
         if flag == FLAG_EN_PASSANT:
@@ -117,7 +121,7 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
                         ns.ep_square = ep
                         key ^= Z_EP[ep & 7]
 
-    ns.castling = st.castling & CASTLE_MASK[frm] & CASTLE_MASK[to]
+    ns.castling = st.castling & pos.castle_mask[frm] & pos.castle_mask[to]
     key ^= Z_CASTLING[st.castling] ^ Z_CASTLING[ns.castling]
     ns.captured = captured
     ns.moved = piece
@@ -138,9 +142,11 @@ cdef void undo_move(Position* pos) noexcept nogil:
     pos.side ^= 1
     us = pos.side
     if flag == FLAG_CASTLE:
-        castle_rook_squares(frm, to, &rook_from, &rook_to)
-        shift_piece(pos, to, frm, us * 8 + KING)
-        shift_piece(pos, rook_to, rook_from, us * 8 + ROOK)
+        castle_rook_squares(pos, us, to, &rook_from, &rook_to)
+        remove_piece(pos, to, us * 8 + KING)
+        remove_piece(pos, rook_to, us * 8 + ROOK)
+        add_piece(pos, frm, us * 8 + KING)
+        add_piece(pos, rook_from, us * 8 + ROOK)
         return
     piece = pos.board[to]
     if flag >= FLAG_PROMO_KNIGHT:
@@ -202,8 +208,41 @@ cdef int parse_square(str text) except -2:
     return FILES.index(text[0]) + 8 * (int(text[1]) - 1)
 
 
-cdef int set_fen(Position* pos, str fen) except -1:
+cdef list castling_rooks(list board, str text, bint chess960):
+    """The rook square of each right (WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO order) that the
+    castling field gives and king and rook placement allow; NO_SQUARE for the others. Standard
+    chess needs king and rook on their home squares; Chess960 any rook on the back rank, on the
+    side of the king that the right names."""
+    rooks = [NO_SQUARE] * 4
+    for letter in text:
+        colour = WHITE if letter.isupper() else BLACK
+        base = 56 * colour
+        back = [board[base + f] for f in range(8)]
+        king, rook = colour * 8 + KING, colour * 8 + ROOK
+        if king not in back:
+            continue
+        king_file = back.index(king)
+        upper = letter.upper()
+        if upper == "K":
+            files = [f for f in range(7, king_file, -1) if back[f] == rook]
+        elif upper == "Q":
+            files = [f for f in range(king_file) if back[f] == rook]
+        else:
+            files = [FILES.index(letter.lower())] if back[FILES.index(letter.lower())] == rook else []
+        if not files or files[0] == king_file:
+            continue
+        rook_file = files[0]
+        short = rook_file > king_file
+        if not chess960 and (king_file != 4 or rook_file != (7 if short else 0)):
+            continue
+        rooks[2 * colour + (0 if short else 1)] = base + rook_file
+    return rooks
+
+
+cdef int set_fen(Position* pos, str fen, bint chess960) except -1:
     """Load a FEN (counters optional); raises ValueError on anything the core cannot hold.
+    Castling rights may be written KQkq or by the rook's file (Shredder-FEN, HAha); in Chess960
+    KQkq name the outermost rook on that side of the king (X-FEN).
 
     Only structural checks are made here (one king a side, piece letters, 64 squares);
     chess legality (side not to move in check, pawn counts) is the engine layer's job.
@@ -247,7 +286,7 @@ cdef int set_fen(Position* pos, str fen) except -1:
     ep_text = parts[3] if len(parts) > 3 else "-"
     halfmove_text = parts[4] if len(parts) > 4 else "0"
     fullmove_text = parts[5] if len(parts) > 5 else "1"
-    if castling_text != "-" and (not castling_text or any(c not in "KQkq" for c in castling_text)):
+    if castling_text != "-" and (not castling_text or any(c not in "KQkqABCDEFGHabcdefgh" for c in castling_text)):
         raise ValueError(f"bad castling field {castling_text!r}")
     ep = NO_SQUARE
     if ep_text != "-":
@@ -262,17 +301,17 @@ cdef int set_fen(Position* pos, str fen) except -1:
         if board[sq]:
             add_piece(pos, sq, board[sq])
     pos.side = WHITE if parts[1] == "w" else BLACK
+    pos.chess960 = chess960
     st = &pos.states[0]
+    rooks = castling_rooks(board, "" if castling_text == "-" else castling_text, chess960)
     st.castling = 0
-    # Keep only the rights that king and rook placement still allow.
-    if "K" in castling_text and board[4] == KING and board[7] == ROOK:
-        st.castling |= WHITE_OO
-    if "Q" in castling_text and board[4] == KING and board[0] == ROOK:
-        st.castling |= WHITE_OOO
-    if "k" in castling_text and board[60] == 8 + KING and board[63] == 8 + ROOK:
-        st.castling |= BLACK_OO
-    if "q" in castling_text and board[60] == 8 + KING and board[56] == 8 + ROOK:
-        st.castling |= BLACK_OOO
+    for index in range(4):
+        if rooks[index] != NO_SQUARE:
+            st.castling |= 1 << index
+    if chess960:
+        set_castle_rooks(pos, rooks[0], rooks[1], rooks[2], rooks[3])
+    else:
+        set_castle_rooks(pos, 7, 0, 63, 56)
     st.ep_square = NO_SQUARE
     if ep != NO_SQUARE:
         if pos.side == WHITE:
@@ -291,8 +330,10 @@ cdef str square_name(int sq):
     return FILES[sq & 7] + str((sq >> 3) + 1)
 
 
-cdef str get_fen(Position* pos, bint legal_ep):
-    """FEN of the current position; the e.p. square is shown when legal_ep says a capture is legal."""
+cdef str get_fen(Position* pos, bint legal_ep, bint shredder):
+    """FEN of the current position; the e.p. square is shown when legal_ep says a capture is legal.
+    Castling rights as KQkq in standard chess, by the rook's file with shredder (HAha), and in
+    Chess960 otherwise as X-FEN (KQkq, the file where another rook stands on the same side)."""
     cdef int rank, file_, empty, piece
     cdef StateInfo* st = &pos.states[pos.ply]
     rows = []
@@ -311,10 +352,36 @@ cdef str get_fen(Position* pos, bint legal_ep):
         if empty:
             row += str(empty)
         rows.append(row)
-    castling = "".join(c for bit, c in ((WHITE_OO, "K"), (WHITE_OOO, "Q"), (BLACK_OO, "k"), (BLACK_OOO, "q"))
-                       if st.castling & bit) or "-"
+    if shredder or pos.chess960:
+        castling = castling_letters(pos, st.castling, shredder)
+    else:
+        castling = "".join(c for bit, c in ((WHITE_OO, "K"), (WHITE_OOO, "Q"), (BLACK_OO, "k"), (BLACK_OOO, "q"))
+                           if st.castling & bit) or "-"
     ep = square_name(st.ep_square) if legal_ep and st.ep_square != NO_SQUARE else "-"
     return f"{'/'.join(rows)} {'w' if pos.side == WHITE else 'b'} {castling} {ep} {st.halfmove} {fullmove_number(pos)}"
+
+
+cdef str castling_letters(Position* pos, int rights, bint shredder):
+    """Shredder-FEN or X-FEN castling field of the rights (White's first, the h-side first)."""
+    cdef int index, colour, rook, king_file, f, other
+    letters = []
+    for index in range(4):
+        if not rights & (1 << index):
+            continue
+        colour = index >> 1
+        rook = pos.castle_rook[index]
+        letter = FILES[rook & 7]
+        if not shredder:
+            king_file = lsb(pos.pieces[colour][KING]) & 7
+            other = 0
+            for f in range(8):
+                if f != (rook & 7) and pos.board[56 * colour + f] == colour * 8 + ROOK \
+                        and (f < king_file) == ((rook & 7) < king_file):
+                    other = 1
+            if not other:
+                letter = "k" if (rook & 7) > king_file else "q"
+        letters.append(letter.upper() if colour == WHITE else letter)
+    return "".join(letters) or "-"
 
 
 cdef void drop_old_history(Position* pos, int keep) noexcept nogil:
@@ -339,9 +406,13 @@ cdef int fullmove_number(Position* pos) noexcept nogil:
     return pos.fullmove_base + plies // 2
 
 
-cdef str move_to_uci(Move m):
-    cdef int flag = move_flag(m)
-    text = square_name(move_from(m)) + square_name(move_to(m))
+cdef str move_to_uci(Position* pos, Move m):
+    """A move of pos's game in UCI: castling as the king's two-square move in standard chess
+    (e1g1), as king takes own rook in Chess960 (e1h1)."""
+    cdef int flag = move_flag(m), to = move_to(m)
+    if flag == FLAG_CASTLE and pos.chess960:
+        to = pos.castle_rook[castle_index(0 if move_from(m) < 8 else 1, to)]
+    text = square_name(move_from(m)) + square_name(to)
     if flag >= FLAG_PROMO_KNIGHT:
         text += "nbrq"[flag - FLAG_PROMO_KNIGHT]
     return text

@@ -63,7 +63,7 @@ cdef class Search:
         count = 0
         for i in range(n):
             pick_next(pos, moves, scores, i, n)
-            if excluded and move_to_uci(moves[i]) in excluded:
+            if excluded and move_to_uci(&self.s.pos, moves[i]) in excluded:
                 continue
             self.s.root_moves[count].move = moves[i]
             self.s.root_moves[count].score = -INFINITE
@@ -160,7 +160,7 @@ cdef class Search:
             return (0, 0, [])
         if done_search != search_id or depth == 0:
             return (0, 0, [])
-        return (depth, score, [move_to_uci(line[i]) for i in range(length)])
+        return (depth, score, [move_to_uci(&self.s.pos, line[i]) for i in range(length)])
 
     @property
     def shared_nodes(self) -> int:
@@ -187,7 +187,7 @@ cdef class Search:
         return score
 
     def best_move(self) -> str:
-        return move_to_uci(self.s.root_moves[0].move)
+        return move_to_uci(&self.s.pos, self.s.root_moves[0].move)
 
     def set_root_first(self, int first) -> None:
         """MultiPV: the next iterate() searches only root moves from index `first` on (the
@@ -202,7 +202,7 @@ cdef class Search:
         cdef int index = self.s.root_index
         if not 0 <= index < self.s.root_count:
             return None, 0
-        return move_to_uci(self.s.root_moves[index].move), index + 1
+        return move_to_uci(&self.s.pos, self.s.root_moves[index].move), index + 1
 
     def root_score(self) -> int:
         """The score of the line searched last (root_moves[root_first]): after a stop in the
@@ -211,7 +211,7 @@ cdef class Search:
 
     def line_move(self) -> str:
         """The best move of the line searched last (root_moves[root_first])."""
-        return move_to_uci(self.s.root_moves[self.s.root_first].move)
+        return move_to_uci(&self.s.pos, self.s.root_moves[self.s.root_first].move)
 
     def sort_root_lines(self, int count) -> None:
         """MultiPV: order the first `count` root moves by the exact scores their lines got
@@ -231,7 +231,7 @@ cdef class Search:
     def pv(self) -> list:
         if self.s.pv_length[0] == 0:
             return [self.line_move()]
-        return [move_to_uci(self.s.pv[0][i]) for i in range(self.s.pv_length[0])]
+        return [move_to_uci(&self.s.pos, self.s.pv[0][i]) for i in range(self.s.pv_length[0])]
 
     @property
     def nodes(self) -> int:
@@ -252,7 +252,7 @@ cdef class Search:
         self.s.tb_probe_depth = probe_depth * ONE_PLY
 
     def root_moves(self) -> list:
-        return [move_to_uci(self.s.root_moves[i].move) for i in range(self.s.root_count)]
+        return [move_to_uci(&self.s.pos, self.s.root_moves[i].move) for i in range(self.s.root_count)]
 
     def set_extension(self, name: str, plies: float) -> None:
         """Crafty's `extensions` command: incheck, onerep, recapture, pushpp, mate, in plies (0-1)."""

@@ -81,13 +81,16 @@ cdef inline bint has_non_pawn_material(Position* pos, int side) noexcept nogil:
 
 
 cdef inline bint is_capture(Position* pos, Move m) noexcept nogil:
-    return pos.board[move_to(m)] != 0 or move_flag(m) == FLAG_EN_PASSANT
+    # (a Chess960 castling move may go to its own rook's square: no capture)
+    return (pos.board[move_to(m)] != 0 and move_flag(m) != FLAG_CASTLE) or move_flag(m) == FLAG_EN_PASSANT
 
 
 cdef inline int captured_type(Position* pos, Move m) noexcept nogil:
     """Type of the piece m captures (0 for none; a pawn for en passant)."""
     if move_flag(m) == FLAG_EN_PASSANT:
         return PAWN
+    if move_flag(m) == FLAG_CASTLE:
+        return 0
     return pos.board[move_to(m)] & 7
 
 
