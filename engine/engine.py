@@ -79,6 +79,7 @@ class Engine:
     """Game state and the services on it; the protocol layers call these and format the results."""
 
     def __init__(self) -> None:
+        self.chess960 = False                # Chess960 (XBoard variant fischerandom, UCI_Chess960)
         self.board = Board(START_FEN)        # the core's position, searched
         self.game = chess.Board()            # the same game as a record: SAN, claims, PGN
         self.tt = TranspositionTable(DEFAULT_HASH_BYTES)
@@ -124,8 +125,8 @@ class Engine:
 
     def new_game(self) -> None:
         self.worker.stop()
-        self.board = Board(START_FEN)
-        self.game = chess.Board()
+        self.board = Board(START_FEN, chess960=self.chess960)
+        self.game = chess.Board(chess960=self.chess960)
         self.helpers.clear()   # (the helpers are parked first: they may still store entries)
         self.tt.clear()
         self.searcher.core.clear()
@@ -133,19 +134,28 @@ class Engine:
         self.record.new_game()
         self.game_files.close()
 
+    def set_chess960(self, on: bool) -> None:
+        """Play Chess960 (castling rooks anywhere on the back rank; castling written king takes
+        rook, FENs in X-FEN or Shredder-FEN) or standard chess; a change starts a new game from
+        the standard start position, which a FEN or the GUI's `position` then replaces. The
+        book and learning are off in Chess960: their positions and moves are standard chess's."""
+        if on != self.chess960:
+            self.chess960 = on
+            self.new_game()
+
     def set_position(self, fen: str) -> None:
         """Set up a position from a FEN; raises FenError (and keeps the old position) if it is bad."""
-        checked = validate_fen(fen)
-        self.board = Board(checked)
-        self.game = chess.Board(checked)
+        checked = validate_fen(fen, self.chess960)
+        self.board = Board(checked, chess960=self.chess960)
+        self.game = chess.Board(checked, chess960=self.chess960)
         self.learner.start_game(checked)
         self.save_record()
 
     def replace_game(self, start_fen: str, moves: list[chess.Move]) -> None:
         """The game from start_fen with moves (a game read from PGN, or `reset`); raises FenError
         for a bad start and IllegalMoveError for a bad move, keeping the game as it was."""
-        checked = validate_fen(start_fen)
-        record, board = chess.Board(checked), Board(checked)
+        checked = validate_fen(start_fen, self.chess960)
+        record, board = chess.Board(checked, chess960=self.chess960), Board(checked, chess960=self.chess960)
         for move in moves:
             # a null move is a side switch (white/black) kept in the game's history
             if not (record.is_legal(move) if move else not record.is_check()):
@@ -222,6 +232,15 @@ class Engine:
         legal = self.board.legal_moves()
         if coordinate in legal:
             return coordinate
+        if len(coordinate) == 4 and coordinate[:2] != coordinate[2:]:
+            # castling the other way round: king takes rook in standard chess (e1h1), the
+            # king's two-square move (e1g1) in Chess960 where king and rook stand as in chess
+            try:
+                move = self.game.parse_uci(coordinate)
+                if self.game.is_castling(move):
+                    return move.uci()
+            except ValueError:
+                pass
         try:
             move = self.game.parse_san(text.replace("0-0-0", "O-O-O").replace("0-0", "O-O"))
         except ValueError:
@@ -257,6 +276,8 @@ class Engine:
             score = max(-LEARN_SCORE_CAP, min(LEARN_SCORE_CAP, searched.score))
             sample = SearchSample(score if white else -score, searched.depth)
         playable = self._book_playable(uci)
+        if self.chess960:
+            return uci   # nothing is learned from Chess960 games: the learned data is standard chess's
         with self._learning_may_fail():
             self.learner.engine_moved([move.uci() for move in self.game.move_stack], uci, white, sample, playable)
         return uci
@@ -287,6 +308,8 @@ class Engine:
         if result in ("1-0", "0-1", "1/2-1/2"):
             self.record.result = result
             self.save_record()
+            if self.chess960:
+                return
             with self._learning_may_fail():
                 self.learner.game_over([move.uci() for move in self.game.move_stack], result)
 
@@ -332,7 +355,7 @@ class Engine:
     def _load_learned_positions(self) -> None:
         """Position learning: the learned entries go into the hash table before every search,
         marked so that they cut even on the principal variation."""
-        if not self.learner.mask & LEARN_POSITION:
+        if not self.learner.mask & LEARN_POSITION or self.chess960:
             return
         try:
             entries = self.learned.learned_positions()
@@ -351,7 +374,7 @@ class Engine:
         except IndexError:
             # The core keeps only the recent history of a game thousands of plies long: start
             # it again from the record's position (repetitions before it are not seen).
-            self.board = Board(self.game.fen())
+            self.board = Board(self.game.fen(), chess960=self.chess960)
         self.save_record()
         return undone
 
@@ -359,6 +382,8 @@ class Engine:
 
     def book_probe(self) -> BookProbe:
         """The book's move for the side to move (nothing when the book is off or has none)."""
+        if self.chess960:
+            return BookProbe(None, None)   # the book holds standard chess's positions
         probe = None
         with self._learning_may_fail():
             probe = self.book.probe(self.board, self.game)
@@ -371,6 +396,8 @@ class Engine:
     def book_reply(self, after: str | None = None) -> str | None:
         """The book's most likely move in the current position, or in the one after the move
         `after` (the engine's own book move, not yet played on the board): the move to ponder on."""
+        if self.chess960:
+            return None
         board = self.board
         if after is not None:
             board = self.board.copy()
@@ -395,7 +422,7 @@ class Engine:
 
     def book_decision(self) -> BookDecision | None:
         """Every book move of the position with its statistics and chances (show book, bk, bstat)."""
-        return self.book.decide(self.board)
+        return None if self.chess960 else self.book.decide(self.board)
 
     def last_move_key(self) -> tuple[int, str]:
         """(key of the position before the last move, that move): what bookeval sets a value on."""
@@ -414,7 +441,7 @@ class Engine:
 
     def history(self) -> list[str]:
         """The moves of the game so far, in SAN."""
-        return chess.Board(self.game.root().fen()).variation_san(self.game.move_stack).split() \
+        return self.game.root().variation_san(self.game.move_stack).split() \
             if self.game.move_stack else []
 
     def outcome(self) -> tuple[str, str] | None:
@@ -446,7 +473,7 @@ class Engine:
 
     def san_line(self, pv: list[str]) -> str:
         """A line of UCI moves from the current position in SAN with move numbers (1. e4 e5 2. Nf3)."""
-        return numbered_san(chess.Board(self.board.fen()), pv, "{}. ...")
+        return numbered_san(chess.Board(self.board.fen(), chess960=self.chess960), pv, "{}. ...")
 
     # -- search ---------------------------------------------------------------
 

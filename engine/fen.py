@@ -27,11 +27,12 @@ class FenError(ValueError):
     """A FEN that is malformed or describes an impossible position."""
 
 
-def validate_fen(text: str) -> str:
+def validate_fen(text: str, chess960: bool = False) -> str:
     """Return the FEN with missing counters filled in, or raise FenError saying what is wrong.
 
     Crafty's short form (board, side, castling, en passant; no counters) is accepted.
-    Castling rights that the king and rook placement no longer allow are dropped.
+    Castling rights that the king and rook placement no longer allow are dropped. In Chess960
+    the rights may be X-FEN (KQkq) or Shredder-FEN (HAha); they come back as X-FEN.
     """
     text = " ".join(text.split())
     if not text:
@@ -40,7 +41,7 @@ def validate_fen(text: str) -> str:
     if len(fields) < 2:
         raise FenError(f"FEN needs at least the board and the side to move: {text!r}")
     try:
-        board = chess.Board(text)
+        board = chess.Board(text, chess960=chess960)
     except ValueError as error:
         raise FenError(f"bad FEN {text!r}: {error}") from None
     if board.halfmove_clock > MAX_COUNTER or board.fullmove_number > MAX_COUNTER:

@@ -980,22 +980,50 @@ def test_T79_python_chess_stop_sequence(xb: Start) -> None:
 
 # -- 11.7 Variants / Chess960 ---------------------------------------------------------------------
 
-NOT_DECLARED = 'Ponderosa declares variants="normal": no client sends {} to it'
+NOT_DECLARED = 'Ponderosa declares variants="normal,fischerandom": no client sends {} to it'
+F_FRC_X = "k7/8/8/8/8/8/8/4RKR1 w KQ - 0 1"
+F_FRC_S = "k7/8/8/8/8/8/8/4RKR1 w GE - 0 1"
 
 
-@pytest.mark.skip(reason=NOT_DECLARED.format("`variant fischerandom`"))
-def test_T80_frc_xfen_and_oo() -> None:
-    pass
+def test_T80_frc_xfen_and_oo(xb: Start) -> None:
+    engine = xb()
+    assert "fischerandom" in str(engine.features.values.get("variants", "")).split(",")
+    engine.send("new", "variant fischerandom", "force", f"setboard {F_FRC_X}")
+    engine.move("O-O", "a8a7", "f1f7")
+    engine.sync(1)
+    assert engine.board.piece_at(chess.G1) == chess.Piece(chess.KING, chess.WHITE)
+    # The engine's own move in Chess960: castling comes as O-O/O-O-O (or king takes rook),
+    # which python-chess reads on a Chess960 board (the harness's MOVE check).
+    engine.send("new", "variant fischerandom", "force", f"setboard {F_FRC_X}", "st 1", "go")
+    engine.expect_move(2.0)
+    engine.send("force")
+    engine.sync(2)
 
 
-@pytest.mark.skip(reason=NOT_DECLARED.format("`variant fischerandom`"))
-def test_T81_frc_shredder_fen() -> None:
-    pass
+def test_T80_frc_engine_castles_as_o_o(xb: Start) -> None:
+    """The only mate is castling with the king standing still on g1 (only castling brings the
+    h1 rook past it to f1): the engine plays it and writes it O-O."""
+    engine = xb()
+    engine.send("new", "variant fischerandom", "force", "setboard 4rkr1/4p1p1/8/8/8/8/8/6KR w K - 0 1",
+                "st 1", "go")
+    assert engine.expect_move(3.0) == "O-O"
+    assert engine.board.is_checkmate()
 
 
-@pytest.mark.skip(reason=NOT_DECLARED.format("`variant fischerandom`"))
-def test_T82_new_returns_to_normal_chess() -> None:
-    pass
+def test_T81_frc_shredder_fen(xb: Start) -> None:
+    engine = xb()
+    engine.send("new", "variant fischerandom", "force", f"setboard {F_FRC_S}")
+    engine.move("f1g1", "a8a7", "f1f7")
+    engine.sync(1)
+
+
+def test_T82_new_returns_to_normal_chess(xb: Start) -> None:
+    engine = xb()
+    engine.send("new", "variant fischerandom", "new", "force")
+    engine.move("e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1")
+    engine.sync(1)
+    engine.send("variant crazyhouse")
+    assert engine.expect_line(ERROR, 1.0)
 
 
 # -- 11.8 Root move control ------------------------------------------------------------------------

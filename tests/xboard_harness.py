@@ -167,7 +167,10 @@ class XBoardEngine:
         """Send moves (with the `usermove` prefix when declared) and play them on the harness board."""
         texts = []
         for move in moves:
-            self.board.push(self.board.parse_san(move))
+            try:
+                self.board.push(self.board.parse_san(move))
+            except ValueError:   # king takes rook (f1g1) castles in Chess960
+                self.board.push(self.board.parse_uci(move))
             texts.append(f"usermove {move}" if self.usermove else move)
         saved, self._tracking = self._tracking, False
         try:
@@ -182,9 +185,11 @@ class XBoardEngine:
         word, _, rest = line.strip().partition(" ")
         if word == "new":
             self.board = chess.Board()
+        elif word == "variant":
+            self.board = chess.Board(chess960=rest.strip() == "fischerandom")
         elif word == "setboard":
             try:
-                self.board = chess.Board(rest.strip())
+                self.board = chess.Board(rest.strip(), chess960=self.board.chess960)
             except ValueError:
                 pass
         elif word == "undo" and self.board.move_stack:

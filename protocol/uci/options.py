@@ -69,6 +69,7 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("UCI_AnalyseMode", "check", lambda engine: False),
     UciOption("UCI_Opponent", "string", lambda engine: ""),
     UciOption("Log", "check", lambda engine: False),
+    UciOption("UCI_Chess960", "check", lambda engine: engine.chess960),
     UciOption("UCI_LimitStrength", "check", lambda engine: engine.strength.limit),
     UciOption("UCI_Elo", "spin", lambda engine: engine.strength.target, MIN_ELO, FULL_ELO),
     UciOption("EvalFile", "string", lambda engine: DEFAULT),
@@ -120,6 +121,10 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
             set_engine_option(engine, name, flag)
         elif name == "UCI_LimitStrength":
             engine.strength.limit = flag
+        elif name == "UCI_Chess960":
+            engine.set_chess960(flag)   # castling king takes rook, FENs X-FEN or Shredder-FEN
+            if flag:
+                note = "Chess960: castling as king takes rook; the book and learning are off"
         elif name == "UCI_AnalyseMode":
             session.analyse_mode = flag
         elif name == "Log":

@@ -37,7 +37,7 @@ def position(session: UciSession, args: str) -> None:
         fen = START_FEN
     else:
         try:
-            fen = validate_fen(" ".join(words[1:moves_at]))
+            fen = validate_fen(" ".join(words[1:moves_at]), session.engine.chess960)
         except FenError as error:
             session.info_string(f"bad FEN: {error}: position unchanged")
             return
@@ -45,7 +45,7 @@ def position(session: UciSession, args: str) -> None:
         session.info_string(f"position: {len(words) - moves_at - 1} moves is more than the {MAX_GAME_PLIES} "
                             "plies of history the engine keeps: position unchanged")
         return
-    board = chess.Board(fen)
+    board = chess.Board(fen, chess960=session.engine.chess960)
     moves: list[str] = []
     for text in words[moves_at + 1:]:
         try:
@@ -62,7 +62,7 @@ def _set_game(engine: Engine, fen: str, moves: list[str]) -> None:
     """Bring the engine's game to fen + moves, playing or taking back as few moves as possible."""
     game = engine.game
     current = [move.uci() for move in game.move_stack]
-    if game.root().fen() == chess.Board(fen).fen():
+    if game.root().fen() == chess.Board(fen, chess960=engine.chess960).fen():
         common = 0
         while common < min(len(current), len(moves)) and current[common] == moves[common]:
             common += 1

@@ -24,7 +24,7 @@ OPTIONS: dict[str, tuple[str, int, int, int]] = {
 
 EGT_FEATURE = 'egt="syzygy"'
 PROTOCOL_FEATURES = (f'ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=1 sigint=0 sigterm=0 '
-                     f'reuse=1 analyze=1 myname="{FULL_NAME}" variants="normal" colors=0 ics=1 name=1 '
+                     f'reuse=1 analyze=1 myname="{FULL_NAME}" variants="normal,fischerandom" colors=0 ics=1 name=1 '
                      f'pause=1 nps=1 debug=1 memory=1 smp=1 exclude=1 setscore=0')
 
 

@@ -37,9 +37,18 @@ def protover(session: XBoardSession, args: str) -> None:
         session.out.line(line)
 
 
+VARIANTS = {"normal": False, "standard": False, "fischerandom": True}   # name -> Chess960
+
+
 def variant(session: XBoardSession, args: str) -> None:
-    if args.strip() not in ("normal", "standard"):
-        session.out.line(f"Error (command not legal now): variant {args}")
+    """The game after `new` is of this variant: normal chess or Chess960 (`fischerandom`); the
+    GUI then sends the start position with setboard. `new` returns to normal chess."""
+    name = args.strip()
+    if name not in VARIANTS:
+        session.out.line(f"Error (unknown variant): {args}")
+        return
+    session.abandon()
+    session.engine.set_chess960(VARIANTS[name])
 
 
 def silent(session: XBoardSession, args: str) -> None:
@@ -58,6 +67,7 @@ def ping(session: XBoardSession, args: str) -> None:
 
 def new(session: XBoardSession, args: str) -> None:
     session.abandon()
+    session.engine.set_chess960(False)   # `new` is normal chess until a `variant` says otherwise
     session.engine.new_game()
     session.engine_side = chess.BLACK
     session.clock.new_game()
@@ -177,14 +187,19 @@ def hint(session: XBoardSession, args: str) -> None:
         if candidate in session.engine.legal_moves():
             move = candidate
     if move is not None:
-        session.out.line(f"Hint: {move}")
+        session.out.line(f"Hint: {session.move_text(move)}")
 
 
 def bk(session: XBoardSession, args: str) -> None:
     """The book's candidates for the position, as a popup text (lines start with a space)."""
     engine = session.engine
     decision = engine.book_decision() if engine.book.enabled else None
-    lines = book_table(decision, engine.game) if decision is not None else ["no book moves in this position"]
+    if engine.chess960:
+        lines = ["no book in Chess960: the book is standard chess's"]
+    elif decision is None:
+        lines = ["no book moves in this position"]
+    else:
+        lines = book_table(decision, engine.game)
     for line in lines:
         session.out.line(f" {line}")
     session.out.line("")

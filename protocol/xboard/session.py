@@ -208,7 +208,7 @@ class XBoardSession:
         """Play the engine's move and send it, then any claim and the held pongs; True while
         the game goes on. The move line goes out first: the learner may write to its store
         when it notes the move, and that time is not the engine's to spend on the clock."""
-        self.out.line(f"move {uci}")
+        self.out.line(f"move {self.move_text(uci)}")
         self.draw_offered = False   # the server declines a pending offer when its receiver moves
         self.engine.play_own_move(uci, searched)
         self.clock.moves_played += 1
@@ -217,6 +217,16 @@ class XBoardSession:
             self._claim(outcome)
         self._flush_pings()
         return outcome is None
+
+    def move_text(self, uci: str) -> str:
+        """A move of the current position as sent to the GUI: coordinates (e1g1 castles in
+        normal chess), but O-O and O-O-O for castling in Chess960, as XBoard and cutechess
+        send and read it there."""
+        if self.engine.chess960:
+            san = self.engine.san(uci)
+            if san.startswith("O-O"):
+                return san.rstrip("+#")
+        return uci
 
     def send_debug(self, text: str) -> None:
         """A `#` line: GUIs ignore it (feature debug=1), xboard's debug file keeps it."""
