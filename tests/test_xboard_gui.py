@@ -99,3 +99,42 @@ def test_xboard_match_against_phalanx(tmp_path: Path) -> None:
     lines = debug_path.read_text(errors="replace").splitlines() if debug_path.exists() else []
     complaints = [line for line in lines if re.match(r"^\d+ <first : (Error|Illegal|.llegal move)", line)]
     assert complaints == []
+
+
+def test_xboard_chess960_game_between_two_ponderosas(tmp_path: Path) -> None:
+    """XBoard's own Chess960 (`-variant fischerandom`): it sends `variant fischerandom`, the start
+    position as Shredder-FEN and castling as O-O/O-O-O, and reads Ponderosa's O-O/O-O-O. Both
+    sides are Ponderosa (Phalanx plays no Chess960), so every line either engine answered that
+    XBoard did not like shows in its debug file."""
+    missing = missing_packages("xboard", "xvfb-run", "xauth")
+    if missing:
+        pytest.skip(f"Debian package(s) not installed: {', '.join(missing)} "
+                    f"(apt-get install {' '.join(missing)})")
+    pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
+    ponderosa = " ".join(engine_command())
+    if len(engine_command()) != 2 or " " in engine_command()[0]:
+        pytest.skip(f"xboard splits the engine command at spaces: {ponderosa!r}")
+    # Start position 100 (qbbnrnkr): castling short is the natural development there.
+    output = run_xboard([
+        "-variant", "fischerandom", "-defaultFrcPosition", "100",
+        "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", ponderosa, "-sd", str(tmp_path),
+        "-mg", "1", "-tc", "0:04", "-inc", "0.1", "-xponder", "-autoCallFlag", "true", "-testClaims", "true",
+        "-adjudicateDrawMoves", "80", "-sgf", str(pgn_path), "-debug", "-nameOfDebugFile", str(debug_path),
+    ], tmp_path, MATCH_SECONDS)
+    assert pgn_path.exists(), f"no PGN saved; xboard said:\n{output[-2000:]}"
+    games = read_games(pgn_path)
+    assert len(games) == 1, output[-2000:]
+    game = games[0]
+    assert not game.errors, game.errors
+    board = game.board()
+    assert board.chess960 and board.chess960_pos() == 100, game.headers
+    for move in game.mainline_moves():
+        assert move in board.legal_moves, f"illegal {move} in {board.fen()}"
+        board.push(move)
+    result, comment = game.headers["Result"], game.end().comment
+    assert result in ("1-0", "0-1", "1/2-1/2"), f"result {result}"
+    assert not FORFEIT_WORDS.search(comment), comment
+    lines = debug_path.read_text(errors="replace").splitlines() if debug_path.exists() else []
+    assert any(re.match(r"^\d+ >(first|second) : variant fischerandom", line) for line in lines)
+    complaints = [line for line in lines if re.match(r"^\d+ <(first|second) : (Error|Illegal|.llegal move)", line)]
+    assert complaints == []
