@@ -6,6 +6,7 @@ Usage (after `pip install -e .` and
 
     python tests/match.py --games 4 --tc 2+0.02
     python tests/match.py --engine fairymax --opponents phalanx,sjeng,hoichess,gnuchess --games 2
+    python tests/match.py --chess960 --engine-protocol uci --opponents stockfish --games 20 --seed 960
 
 Every engine is driven by python-chess (`chess.engine`, XBoard or UCI); the script keeps the
 clocks itself. Each opening (a random sample of the EPD file, reproducible with --seed) is
@@ -29,6 +30,14 @@ with the repeating or fiftieth move). A game reaching --max-plies (default 300, 
 the start position) is drawn; resign adjudication (--resign MOVES:CP) is off unless asked for.
 An illegal move, a crash, an engine error (an `Error`/`Illegal move` line, a false claim, no
 move) or a time forfeit loses the game for the engine at fault and is counted for it.
+
+Chess960 (--chess960): the openings are Chess960 start positions, games/2 of the 960 drawn
+with --seed (each number at most once; --openings is not read), each played twice with colours
+swapped as usual. Every game is played on a Chess960 board: python-chess sets UCI_Chess960 and
+sends Shredder-FEN to a UCI engine, and `variant fischerandom` with `setboard` to an XBoard one.
+The PGN carries Variant "Chess960", the start position's FEN and its number (Chess960Position).
+An opponent that cannot play Chess960 (a UCI engine without UCI_Chess960, an XBoard engine whose
+`variants` has no fischerandom or that has no setboard) is named and skipped, not scored.
 """
 from __future__ import annotations
 
@@ -364,6 +373,7 @@ class Gauntlet:
         self.tallies: dict[str, Tally] = {spec.key: Tally() for spec in opponents}
         self.expected: dict[str, int] = {}
         self.failed: dict[str, str] = {}         # opponent -> why its games stopped
+        self.refused: dict[str, str] = {}        # engine label -> why it cannot play the variant (preflight)
         self.names: dict[str, str] = {}
         self.unexpected: dict[str, Counter] = {}
         self.done = 0
@@ -388,7 +398,12 @@ class Gauntlet:
             return None
         self.names[label] = player.name
         setboard = player.declared_setboard
+        refusal = chess960_refusal(player) if self.args.chess960 else None
         player.close()
+        if refusal is not None:
+            self.refused[label] = f"does not play Chess960: {refusal}; skipped"
+            self.say(f"cannot use {label} ({player.name}) for Chess960: {refusal}")
+            return None
         if not setboard and any(o.moves is None for o in self.openings):
             self.say(f"cannot use {label}: it has no `setboard` and some openings are not reachable by moves")
             return None
@@ -403,7 +418,7 @@ class Gauntlet:
             if self.preflight(spec, spec.key) is not None:
                 usable.append(spec)
             else:
-                self.failed[spec.key] = "could not be started (see above); skipped"
+                self.failed[spec.key] = self.refused.get(spec.key, "could not be started (see above); skipped")
         plan = pairings(len(self.openings), self.args.games)
         number = 0
         for spec in usable:
@@ -509,7 +524,7 @@ class Gauntlet:
                 total.merge(tally)
             rows.append(("all", total))
         out = []
-        title = f"## Gauntlet: {self.names.get('engine', 'engine')}"
+        title = f"## Gauntlet: {self.names.get('engine', 'engine')}" + (" (Chess960)" if self.args.chess960 else "")
         out.append(title + (" (interrupted: partial results)" if interrupted else ""))
         out.append("")
         out.append(f"Command: `{shlex.join([sys.executable.split('/')[-1], *sys.argv])}`")
@@ -520,8 +535,13 @@ class Gauntlet:
                    f"engine `{engine_command}` ({self.engine_spec.protocol}{options})")
         out.append(f"- Time control: {s.base:g} s + {s.inc:g} s per move, clocks kept by this script "
                    f"(tolerance {s.time_margin * 1000:g} ms); pondering off; concurrency {self.args.concurrency}")
-        out.append(f"- Openings: `{self.args.openings}`, {len(self.openings)} sampled with seed {self.args.seed}, "
-                   "each played twice with colours swapped")
+        if self.args.chess960:
+            numbers = ", ".join(str(o.chess960) for o in self.openings)
+            out.append(f"- Openings: Chess960 start positions {numbers} (of 0-959), drawn with seed {self.args.seed}, "
+                       "each played twice with colours swapped; games on Chess960 boards")
+        else:
+            out.append(f"- Openings: `{self.args.openings}`, {len(self.openings)} sampled with seed {self.args.seed}, "
+                       "each played twice with colours swapped")
         adjudication = ("rules (checkmate, stalemate, insufficient material, 50-move rule, threefold repetition); "
                         f"maximum length {s.max_plies} plies → draw; resign adjudication ")
         adjudication += (f"on (both engines' scores beyond ±{s.resign_cp} cp for {s.resign_moves} moves each)"
@@ -580,6 +600,34 @@ def run_workers(target: Callable[[], None], count: int, stop: threading.Event,
 
 
 
+def build_chess960_openings(count: int, seed: int | None) -> list[Opening]:
+    """`count` Chess960 start positions (numbers 0-959, Scharnagl's numbering as in python-chess's
+    `from_chess960_pos`), drawn at random (reproducible for a seed); repeats only if count > 960."""
+    openings = []
+    for number in sample_openings(list(range(960)), count, seed):
+        board = chess.Board.from_chess960_pos(number)
+        openings.append(Opening(0, board.fen(), None, number))
+    return openings
+
+
+def chess960_refusal(player: Player) -> str | None:
+    """Why a started engine cannot play Chess960 through python-chess, or None when it can."""
+    engine = player.engine
+    assert engine is not None
+    if player.spec.protocol == "uci":
+        return None if "UCI_Chess960" in engine.options else "it has no UCI_Chess960 option"
+    features = engine.protocol.features  # type: ignore[attr-defined]
+    declared = [name.strip() for name in str(features.get("variants", "")).split(",") if name.strip()]
+    if "fischerandom" not in declared:
+        if not declared:
+            return "it declares no variants feature (so no fischerandom)"
+        listed = ",".join(declared[:4]) + (f",… ({len(declared)} in all)" if len(declared) > 4 else "")
+        return f"its variants feature (variants=\"{listed}\") has no fischerandom"
+    if not player.declared_setboard:
+        return "it has no `setboard`, which a Chess960 start position needs"
+    return None
+
+
 def build_openings(path: Path, count: int, seed: int | None) -> list[Opening]:
     openings = []
     for line, text in sample_openings(read_openings(path), count, seed):
@@ -608,6 +656,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=2, help="games played at once (default 2)")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS,
                         help="EPD/FEN file (default tests/data/openings/noob_2moves.epd)")
+    parser.add_argument("--chess960", action="store_true",
+                        help="play Chess960: the openings are start positions drawn from the 960 with --seed "
+                             "(--openings is not read); opponents that cannot play it are skipped")
     parser.add_argument("--seed", type=int, default=1, help="seed for sampling the openings (default 1)")
     parser.add_argument("--pgn", type=Path, help="write all games to this PGN file")
     parser.add_argument("--max-plies", type=int, default=300, help="draw after this many plies (default 300)")
@@ -643,7 +694,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         if not equals or not name.strip():
             parser.error(f"--engine-option takes NAME=VALUE, not {text!r}")
         args.engine_options.append((name.strip(), option_value(value.strip())))
-    if not args.openings.is_file():
+    if not args.chess960 and not args.openings.is_file():
         parser.error(f"openings file {args.openings} not found")
     return args
 
@@ -678,7 +729,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:   # e.g. "Loop ... that handles pid N is closed" when an engine is killed
         logging.getLogger("asyncio").setLevel(logging.ERROR)
     try:
-        openings = build_openings(args.openings, args.games // 2, args.seed)
+        openings = (build_chess960_openings(args.games // 2, args.seed) if args.chess960
+                    else build_openings(args.openings, args.games // 2, args.seed))
     except ValueError as error:
         sys.stderr.write(f"openings: {error}\n")
         return 2

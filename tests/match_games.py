@@ -37,6 +37,7 @@ class Opening:
     line: int                    # line number in the openings file
     fen: str
     moves: tuple[chess.Move, ...] | None   # from the start position, or None (setboard needed)
+    chess960: int | None = None  # Chess960 start position number (0-959; line unused), None for standard chess
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def play_game(job: Job, engine: Player, opponent: Player, settings: Settings,
         for move in job.opening.moves:
             board.push(move)
     else:
-        board = chess.Board(job.opening.fen)
+        board = chess.Board(job.opening.fen, chess960=job.opening.chess960 is not None)
     opening_board = board.copy(stack=False)
     opening_plies = len(board.move_stack)
     clocks = {chess.WHITE: settings.base, chess.BLACK: settings.base}
@@ -212,14 +213,17 @@ def game_pgn(record: GameRecord, settings: Settings, opening_board: chess.Board,
     game.headers["White"] = record.white
     game.headers["Black"] = record.black
     game.headers["Result"] = record.result
-    game.setup(opening_board)   # SetUp "1" and FEN of the opening position
+    game.setup(opening_board)   # SetUp "1" and FEN of the opening position (and Variant "Chess960")
     game.headers["TimeControl"] = settings.tc_text
     game.headers["Termination"] = record.termination
     game.headers["TerminationDetails"] = record.reason
     opening = record.job.opening
     if opening.moves is not None:
         game.headers["Opening"] = chess.Board().variation_san(list(opening.moves))
-    game.headers["OpeningLine"] = str(opening.line)
+    if opening.chess960 is not None:
+        game.headers["Chess960Position"] = str(opening.chess960)
+    else:
+        game.headers["OpeningLine"] = str(opening.line)
     game.headers["PlyCount"] = str(len(moves))
     node: chess.pgn.GameNode = game
     for move, comment in zip(moves, comments):
