@@ -41,8 +41,7 @@ from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.settings import DEFAULT_PAWN_HASH_BYTES, SearchSettings
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
-from ponderosa.engine.strength import LINES as STRENGTH_LINES
-from ponderosa.engine.strength import LineCollector, StrengthLevel
+from ponderosa.engine.strength import LevelSearch, StrengthLevel
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import HelperPool, SearchWorker
@@ -496,10 +495,9 @@ class Engine:
         self.settings.before_search()
         limits = limits or self.limits()
         if at_level and self.strength.limited:
-            collector = LineCollector(on_thinking)
-            result = self.searcher.run(self.board, self.strength.shape(limits), collector, should_continue,
-                                       excluded=excluded, threads=threads, multi_pv=STRENGTH_LINES)
-            return self.strength.choose(result, collector.lines())
+            level = LevelSearch(self.strength, limits, on_thinking)
+            return level.choose(self.searcher.run(self.board, level.limits, level.collector, should_continue,
+                                                  excluded=excluded, threads=threads, multi_pv=level.lines))
         return self.searcher.run(self.board, limits, on_thinking, should_continue, excluded=excluded, threads=threads)
 
     def book_search(self, probe: BookProbe, limits: SearchLimits) -> tuple[SearchLimits, set[str]]:
@@ -534,21 +532,10 @@ class Engine:
         self.worker.stop()   # a running search is stopped first (worker.start would do it too)
         self.settings.before_search()
         if self.strength.limited and not limits.open_ended:   # analysis stays at full strength
-            limits, on_thinking, on_finished, lines = self._at_strength_level(limits, on_thinking, on_finished)
-            return self.worker.start(self.board, limits, on_thinking, on_finished, excluded, multi_pv=lines)
+            level = LevelSearch(self.strength, limits, on_thinking)
+            return self.worker.start(self.board, level.limits, level.collector, level.on_finished(on_finished),
+                                     excluded, multi_pv=level.lines)
         return self.worker.start(self.board, limits, on_thinking, on_finished, excluded)
-
-    def _at_strength_level(self, limits: SearchLimits, on_thinking: Callable[[Thinking], None] | None,
-                           on_finished: Callable[[int, SearchResult], None]) -> tuple[
-            SearchLimits, Callable[[Thinking], None], Callable[[int, SearchResult], None], int]:
-        """A search at the strength level: capped, over several root lines, its move chosen among them."""
-        collector = LineCollector(on_thinking)
-        level = self.strength
-
-        def finished(serial: int, result: SearchResult) -> None:
-            on_finished(serial, level.choose(result, collector.lines()))
-
-        return level.shape(limits), collector, finished, STRENGTH_LINES
 
     def can_ponder(self, expected: str | None) -> bool:
         """Whether there is something to ponder: the expected reply is legal and the game goes on."""
@@ -564,9 +551,9 @@ class Engine:
         self.worker.stop()   # a running search is stopped first (worker.start would do it too)
         self.settings.before_search()
         if self.strength.limited:   # pondering must not make a level stronger
-            limits, on_thinking, on_finished, lines = self._at_strength_level(limits, on_thinking, on_finished)
-            return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected,
-                                     multi_pv=lines)
+            level = LevelSearch(self.strength, limits, on_thinking)
+            return self.worker.start(self.board, level.limits, level.collector, level.on_finished(on_finished),
+                                     ponder_move=expected, multi_pv=level.lines)
         return self.worker.start(self.board, limits, on_thinking, on_finished, ponder_move=expected)
 
     def end_search(self) -> None:

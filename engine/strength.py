@@ -133,3 +133,23 @@ class LineCollector:
     def lines(self) -> dict[str, int]:
         """The last whole iteration's lines (the unfinished one's when none was whole)."""
         return self.finished or self.current
+
+
+class LevelSearch:
+    """One search at a strength level: the capped limits, the collector of its root lines (pass
+    it as the search's thinking callback, with multi_pv=lines), and the move chosen at its end."""
+
+    lines = LINES
+
+    def __init__(self, level: StrengthLevel, limits: SearchLimits,
+                 on_thinking: Callable[[Thinking], None] | None) -> None:
+        self.level = level
+        self.limits = level.shape(limits)
+        self.collector = LineCollector(on_thinking)
+
+    def choose(self, result: SearchResult) -> SearchResult:
+        return self.level.choose(result, self.collector.lines())
+
+    def on_finished(self, forward: Callable[[int, SearchResult], None]) -> Callable[[int, SearchResult], None]:
+        """forward, given the chosen move instead of the search's own."""
+        return lambda serial, result: forward(serial, self.choose(result))
