@@ -35,18 +35,17 @@ from ponderosa.engine.learning.learner import Learner
 from ponderosa.engine.learning.rules import LEARN_POSITION, SearchSample
 from ponderosa.engine.learning.store import LearnedStoreError, open_learned_store
 from ponderosa.engine.limits import DEMOTE_THRESHOLD_RANGE
-from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.nnue.choice import EvaluationChoice
+from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.opponent import Opponent
-from ponderosa.engine.settings import DEFAULT_PAWN_HASH_BYTES, SearchSettings
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
+from ponderosa.engine.settings import DEFAULT_PAWN_HASH_BYTES, SearchSettings
 from ponderosa.engine.strength import LevelSearch, StrengthLevel
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.worker import HelperPool, SearchWorker
 from ponderosa.engine.write_errors import WriteErrors
-
 
 DEFAULT_HASH_BYTES = 64 * 1024 * 1024
 DEFAULT_SECONDS_PER_MOVE = 5.0

@@ -17,11 +17,33 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ponderosa.engine.limits import FULL_ELO, MIN_ELO   # UCI_Elo's range; FULL_ELO: no limit at all
+from ponderosa.engine.limits import FULL_ELO, MIN_ELO  # UCI_Elo's range; FULL_ELO: no limit at all
 from ponderosa.engine.search import MATE_THRESHOLD, SearchLimits, SearchResult, Thinking
+
 SAFE_ELO = 2000          # from here up: mates are played, nothing worse than SAFE_MARGIN is chosen
 SAFE_MARGIN = 150        # centipawns
 LINES = 4                # root moves the choice is made among
+
+# Measured points (level set, Elo it played at) from tools/calibrate_strength.py, by level; the
+# table and the opponents' ratings are in docs/STRENGTH.md. Empty: not measured yet, a level plays
+# at the Elo its curves were designed for.
+CALIBRATION: tuple[tuple[int, int], ...] = ()
+
+
+def calibrated_level(elo: int, points: tuple[tuple[int, int], ...] | None = None) -> int:
+    """The level to set so that the engine plays at elo: the measured points (CALIBRATION unless
+    given) inverted, linear between them and along the end segments beyond them; elo itself
+    without two points."""
+    points = CALIBRATION if points is None else points
+    if len(points) < 2:
+        return elo
+    ordered = sorted(points, key=lambda point: point[1])
+    for (level_a, measured_a), (level_b, measured_b) in zip(ordered, ordered[1:]):
+        if elo <= measured_b or (level_b, measured_b) == ordered[-1]:
+            if measured_b == measured_a:
+                return level_a
+            return round(level_a + (elo - measured_a) * (level_b - level_a) / (measured_b - measured_a))
+    return elo   # not reached: the loop returns on its last pair
 
 
 def skill_to_elo(skill: int) -> int:
@@ -68,20 +90,22 @@ class StrengthLevel:
     def describe(self) -> str:
         return "full strength" if self.elo is None else f"strength level {self.elo} Elo (skill {self.skill})"
 
+    def design_elo(self) -> int:
+        """The level the curves below are set to: the Elo asked for, through the calibration."""
+        assert self.elo is not None
+        return max(MIN_ELO, min(FULL_ELO, calibrated_level(self.elo)))
+
     def node_cap(self) -> int:
         """Nodes a move: 100 at the bottom, doubling every 150 Elo (about 10,000 at 2000)."""
-        assert self.elo is not None
-        return int(100 * 2 ** ((self.elo - MIN_ELO) / 150))
+        return int(100 * 2 ** ((self.design_elo() - MIN_ELO) / 150))
 
     def depth_cap(self) -> int:
-        assert self.elo is not None
-        return 1 + (self.elo - MIN_ELO) // 150
+        return 1 + (self.design_elo() - MIN_ELO) // 150
 
     def temperature(self) -> float:
         """Centipawns of score difference that make a move e times less likely to be chosen:
         300 at the bottom, none from 2500 up."""
-        assert self.elo is not None
-        return max(0.0, (2500 - self.elo) / 5)
+        return max(0.0, (2500 - self.design_elo()) / 5)
 
     def shape(self, limits: SearchLimits) -> SearchLimits:
         """The limits of a search at this level: the caller's, with the node and depth caps."""
