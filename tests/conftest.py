@@ -36,6 +36,15 @@ def _own_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.chdir(tmp_path)
 
 
+@pytest.fixture
+def hand_written_evaluation() -> None:
+    """The hand-written evaluation in the core, whatever network an earlier test's engine (or the
+    shipped default) installed: the network is the process's, and these tests are of the
+    evaluation terms themselves. An engine made later installs its network again."""
+    from ponderosa.engine import nnue
+    nnue.remove()
+
+
 def data_file(*parts: str) -> Path:
     """A file of tests/data: part of the repository, so a missing one is a failure."""
     path = DATA.joinpath(*parts)

@@ -12,6 +12,9 @@ from ponderosa.core_ext.evaluate import Evaluator
 
 from conftest import data_file
 
+# The terms of the hand-written evaluation, not the network (conftest.hand_written_evaluation).
+pytestmark = pytest.mark.usefixtures("hand_written_evaluation")
+
 TERMS = [
     "material", "piece squares", "pawn structure", "blocked pawns", "passed pawns", "mobility",
     "king safety", "tropism", "rooks", "bishop pair", "outposts", "trapped pieces", "endgame", "threats",

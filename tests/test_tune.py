@@ -19,6 +19,9 @@ from ponderosa.core_ext.position_set import PositionSet, is_quiet
 
 from conftest import data_file
 
+# The terms of the hand-written evaluation, not the network (conftest.hand_written_evaluation).
+pytestmark = pytest.mark.usefixtures("hand_written_evaluation")
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools"))
 _SPEC = importlib.util.spec_from_file_location("tune_script", REPO / "tools" / "tune.py")
