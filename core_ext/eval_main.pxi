@@ -348,6 +348,28 @@ cdef inline int evaluate_uncached(Position* pos, EvalState* ev) noexcept nogil:
     return evaluate_into(pos, ev, <ScoreSums*>NULL)
 
 
+cdef inline int network_with_material_scale(Position* pos, int score) noexcept nogil:
+    """The network's score (side to move's view) with the hand-written evaluation's facts about
+    drawn material applied to it: a lone minor, two knights, a rook against a minor, a rook pawn
+    the defending king holds shrink the whole score as they shrink the hand-written one. Such
+    endings are rare in the games a network learns from, and a small network learns them badly."""
+    cdef int white = score if pos.side == WHITE else -score
+    cdef int strong = WHITE if white > 0 else BLACK
+    cdef Bitboard pawns = pos.pieces[strong][PAWN]
+    cdef int cnt[16]
+    cdef int scale, colour, piece_type
+    cdef bint whole = False
+    if (pawns & ~FILE_A_BB) and (pawns & ~FILE_H_BB):
+        return score   # pawns on more than one rook file: none of those facts can apply
+    for colour in range(2):
+        for piece_type in range(PAWN, KING + 1):
+            cnt[colour * 8 + piece_type] = popcount(pos.pieces[colour][piece_type])
+    scale = scale_factor(pos, strong, cnt, &whole)
+    if not whole or scale == SCALE_NORMAL:
+        return score   # opposite bishops concern the endgame part of the hand-written score only
+    return score * scale // SCALE_NORMAL
+
+
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     """Centipawns from the side to move's point of view (negamax convention). The search meets
     the same position many times (transpositions, the quiescence search after a null window):
@@ -362,7 +384,7 @@ cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
         if ev.accumulators == NULL:
             ev.accumulators = <NNUEAccumulator*>calloc(MAX_STATES, sizeof(NNUEAccumulator))
         if ev.accumulators != NULL:
-            return nnue_evaluate(net, pos, ev.accumulators)
+            return network_with_material_scale(pos, nnue_evaluate(net, pos, ev.accumulators))
     key = pos.states[pos.ply].key ^ settings_key(ev)
     if ev.eval_cache != NULL and key != 0:
         slot = &ev.eval_cache[key & ev.eval_cache_mask]
@@ -527,6 +549,18 @@ cdef class Evaluator:
     def evaluate(self, Board board not None) -> int:
         """Centipawns from the side to move's point of view."""
         return evaluate(board.pos, &self.state)
+
+    def network_evaluate(self, Board board not None) -> int:
+        """The network's own output (side to move's view), before the material facts that
+        evaluate() applies; the hand-written evaluation's score when no network is loaded."""
+        cdef NNUENetwork* net = NNUE_NET
+        if net == NULL:
+            return self.classic_evaluate(board)
+        if self.state.accumulators == NULL:
+            self.state.accumulators = <NNUEAccumulator*>calloc(MAX_STATES, sizeof(NNUEAccumulator))
+            if self.state.accumulators == NULL:
+                raise MemoryError()
+        return nnue_evaluate(net, board.pos, self.state.accumulators)
 
     def classic_evaluate(self, Board board not None) -> int:
         """The hand-written evaluation's score (side to move's view), whether or not a network is loaded."""

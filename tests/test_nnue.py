@@ -81,7 +81,7 @@ def test_core_equals_quantised_reference_on_10000_positions(restore_evaluation) 
         for side in (chess.WHITE, chess.BLACK):   # no first-layer sum may leave int16
             assert np.abs(reference.accumulator(net, board, side)).max() < 32768
         expected = reference.quantised_evaluate(net, board)
-        got = evaluator.evaluate(core)
+        got = evaluator.network_evaluate(core)
         if got != expected:
             mismatches.append((board.fen(), got, expected))
     assert mismatches == []
@@ -216,3 +216,23 @@ def test_replacing_the_network_during_a_search_is_safe(restore_evaluation) -> No
             nnue.install(nets[flip % 2])
     thread.join()
     assert found and found[0].best_move in board.legal_moves()
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/4k3/8/8/3KN3/8/8 w - - 0 1",        # a lone knight
+    "8/8/4k3/8/8/2NKN3/8/8 w - - 0 1",       # two knights against a bare king
+    "8/8/2nkn3/8/8/3K4/8/8 b - - 0 1",
+])
+def test_the_network_keeps_the_facts_of_drawn_material(fen: str, restore_evaluation) -> None:
+    """evaluate() applies the hand-written evaluation's material facts to the network's output:
+    a dead draw scores 0 whatever the network says (whichever side it thinks is ahead, neither
+    can mate); the start position, with pawns on every file, passes the output unchanged."""
+    net = reference.quantise(reference.random_network(256, seed=3))
+    nnue.install(net)
+    evaluator = Evaluator()
+    board = Board(fen)
+    raw = evaluator.network_evaluate(board)
+    assert raw == reference.quantised_evaluate(net, chess.Board(fen))
+    assert evaluator.evaluate(board) == 0 and raw != 0
+    start = Board()
+    assert evaluator.evaluate(start) == evaluator.network_evaluate(start)
