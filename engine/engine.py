@@ -121,7 +121,11 @@ class Engine:
 
     # -- position -------------------------------------------------------------
 
-    def new_game(self) -> None:
+    def new_game(self, chess960: bool | None = None) -> None:
+        """A new game from the start position, of Chess960 or standard chess when chess960 says
+        (else of the kind played so far)."""
+        if chess960 is not None:
+            self.chess960 = chess960
         self.worker.stop()
         self.board = Board(START_FEN, chess960=self.chess960)
         self.game = chess.Board(chess960=self.chess960)
@@ -138,8 +142,7 @@ class Engine:
         the standard start position, which a FEN or the GUI's `position` then replaces. The
         book and learning are off in Chess960: their positions and moves are standard chess's."""
         if on != self.chess960:
-            self.chess960 = on
-            self.new_game()
+            self.new_game(chess960=on)
 
     def set_position(self, fen: str) -> None:
         """Set up a position from a FEN; raises FenError (and keeps the old position) if it is bad."""

@@ -61,15 +61,22 @@ def missing_packages(*programs: str) -> list[str]:
                    if program in programs and find(program) is None})
 
 
-def test_xboard_match_against_phalanx(tmp_path: Path) -> None:
-    missing = missing_packages("xboard", "xvfb-run", "xauth", "phalanx")
+def ponderosa_for_xboard(*programs: str) -> str:
+    """Ponderosa's command as xboard's -fcp/-scp take it; the test skips when a program it needs
+    is not installed or the command cannot be given to xboard."""
+    missing = missing_packages(*programs)
     if missing:
         pytest.skip(f"Debian package(s) not installed: {', '.join(missing)} "
                     f"(apt-get install {' '.join(missing)})")
-    pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
     ponderosa = " ".join(engine_command())
     if len(engine_command()) != 2 or " " in engine_command()[0]:
         pytest.skip(f"xboard splits the engine command at spaces: {ponderosa!r}")
+    return ponderosa
+
+
+def test_xboard_match_against_phalanx(tmp_path: Path) -> None:
+    ponderosa = ponderosa_for_xboard("xboard", "xvfb-run", "xauth", "phalanx")
+    pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
     output = run_xboard([
         "-fcp", ponderosa, "-fd", str(tmp_path), "-scp", find("phalanx") or "", "-sd", str(tmp_path),
         "-mg", "2", "-tc", "0:04", "-inc", "0.1", "-xponder", "-autoCallFlag", "true", "-testClaims", "true",
@@ -106,14 +113,8 @@ def test_xboard_chess960_game_between_two_ponderosas(tmp_path: Path) -> None:
     position as Shredder-FEN and castling as O-O/O-O-O, and reads Ponderosa's O-O/O-O-O. Both
     sides are Ponderosa (Phalanx plays no Chess960), so every line either engine answered that
     XBoard did not like shows in its debug file."""
-    missing = missing_packages("xboard", "xvfb-run", "xauth")
-    if missing:
-        pytest.skip(f"Debian package(s) not installed: {', '.join(missing)} "
-                    f"(apt-get install {' '.join(missing)})")
+    ponderosa = ponderosa_for_xboard("xboard", "xvfb-run", "xauth")
     pgn_path, debug_path = tmp_path / "match.pgn", tmp_path / "xboard.debug"
-    ponderosa = " ".join(engine_command())
-    if len(engine_command()) != 2 or " " in engine_command()[0]:
-        pytest.skip(f"xboard splits the engine command at spaces: {ponderosa!r}")
     # Start position 100 (qbbnrnkr): castling short is the natural development there.
     output = run_xboard([
         "-variant", "fischerandom", "-defaultFrcPosition", "100",

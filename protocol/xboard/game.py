@@ -67,8 +67,7 @@ def ping(session: XBoardSession, args: str) -> None:
 
 def new(session: XBoardSession, args: str) -> None:
     session.abandon()
-    session.engine.set_chess960(False)   # `new` is normal chess until a `variant` says otherwise
-    session.engine.new_game()
+    session.engine.new_game(chess960=False)   # `new` is normal chess until a `variant` says otherwise
     session.engine_side = chess.BLACK
     session.clock.new_game()
     session.excluded.clear()
