@@ -71,6 +71,7 @@ from match_engines import (
     Player,
     _EngineLogHandler,
     kill_leftovers,
+    opponent_spec,
     resolve_command,
 )
 from match_games import ENGINE_SIDE, OPPONENT_SIDE, GameRecord, Job, Opening, Settings, play_game
@@ -455,7 +456,7 @@ class Gauntlet:
                     if opponent is not None:
                         self.collect_unexpected(opponent)
                         opponent.close()
-                    opponent = Player(OPPONENT_SPECS[job.opponent], job.opponent)
+                    opponent = Player(opponent_spec(job.opponent), job.opponent)
                 if not self.ensure(engine, job) or not self.ensure(opponent, job):
                     continue
                 record = play_game(job, engine, opponent, self.settings, self.stop)
@@ -571,9 +572,6 @@ class Gauntlet:
         sys.stdout.flush()
 
 
-OPPONENT_SPECS: dict[str, EngineSpec] = dict(OPPONENTS)
-
-
 def run_workers(target: Callable[[], None], count: int, stop: threading.Event,
                 on_interrupt: Callable[[], None] | None = None) -> bool:
     """Run count threads of target until they all end; Ctrl-C sets stop, calls on_interrupt and
@@ -650,7 +648,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
                         help="set an option of the tested engine (repeatable), e.g. OwnBook=false")
     parser.add_argument("--opponents", default=DEFAULT_OPPONENTS,
-                        help=f"comma-separated, from: {', '.join(OPPONENTS)} (default: all)")
+                        help=f"comma-separated, from: {', '.join(OPPONENTS)} (default: all), or stockfish-elo-N "
+                             "(Stockfish at UCI_Elo N)")
     parser.add_argument("--games", type=int, default=2, help="games per opponent, even (default 2)")
     parser.add_argument("--tc", default="10+0.1", help="BASE+INC in seconds (default 10+0.1)")
     parser.add_argument("--concurrency", type=int, default=2, help="games played at once (default 2)")
@@ -679,9 +678,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     if args.concurrency < 1:
         parser.error("--concurrency must be at least 1")
     args.opponent_keys = [key.strip() for key in args.opponents.split(",") if key.strip()]
-    unknown = [key for key in args.opponent_keys if key not in OPPONENTS]
+    unknown = [key for key in args.opponent_keys if opponent_spec(key) is None]
     if unknown:
-        parser.error(f"unknown opponents {', '.join(unknown)}; known: {', '.join(OPPONENTS)}")
+        parser.error(f"unknown opponents {', '.join(unknown)}; known: {', '.join(OPPONENTS)}, stockfish-elo-N")
     args.resign_moves, args.resign_cp = 0, 0
     if args.resign:
         match = re.fullmatch(r"(\d+):(\d+)", args.resign)
@@ -712,8 +711,8 @@ def option_value(text: str) -> object:
 def engine_spec_from(args: argparse.Namespace) -> EngineSpec:
     words = shlex.split(args.engine)
     extra = tuple(getattr(args, "engine_options", ()))
-    if len(words) == 1 and words[0] in OPPONENTS:
-        known = OPPONENTS[words[0]]
+    known = opponent_spec(words[0]) if len(words) == 1 else None
+    if known is not None:
         options = tuple((k, v) for k, v in known.options if k not in dict(extra)) + extra
         return EngineSpec("engine", args.engine_protocol or known.protocol, known.command, options, known.note)
     return EngineSpec("engine", args.engine_protocol or "xboard", tuple(words), extra)
@@ -737,7 +736,7 @@ def main(argv: list[str] | None = None) -> int:
     match_engines.IO_LOG = IOLog(args.log)
     settings = Settings(args.base, args.inc, args.max_plies, args.resign_moves, args.resign_cp,
                         args.time_margin / 1000, args.tc, "Ponderosa gauntlet")
-    gauntlet = Gauntlet(args, engine_spec_from(args), [OPPONENTS[key] for key in args.opponent_keys],
+    gauntlet = Gauntlet(args, engine_spec_from(args), [opponent_spec(key) for key in args.opponent_keys],
                         openings, settings)
     try:
         return gauntlet.run()

@@ -74,6 +74,23 @@ OPPONENTS: dict[str, EngineSpec] = {
         "stockfish", "uci", ("stockfish",), options=(("Threads", 1), ("Hash", 64)),
         note="Stockfish 15.1, UCI; no book; Threads=1"),
 }
+# Stockfish at a set strength, e.g. stockfish-elo-1800: its UCI_LimitStrength/UCI_Elo, which its
+# documentation calibrates at 60+0.6 against CCRL 40/4 (Stockfish 15.1: 1350-2850): opponents of
+# a known rating for the strength levels (tools/calibrate_strength.py).
+LIMITED_STOCKFISH = re.compile(r"stockfish-elo-(\d{4})")
+
+
+def opponent_spec(key: str) -> EngineSpec | None:
+    """The opponent a --opponents name means: one of OPPONENTS or stockfish-elo-N; None if neither."""
+    if key in OPPONENTS:
+        return OPPONENTS[key]
+    limited = LIMITED_STOCKFISH.fullmatch(key)
+    if limited is None:
+        return None
+    elo = int(limited.group(1))
+    return EngineSpec(key, "uci", ("stockfish",),
+                      options=(("Threads", 1), ("Hash", 64), ("UCI_LimitStrength", True), ("UCI_Elo", elo)),
+                      note=f"Stockfish 15.1 at UCI_Elo {elo} (its scale: CCRL 40/4, calibrated at 60+0.6)")
 
 
 def classify_engine_error(error: BaseException) -> str:

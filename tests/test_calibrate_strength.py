@@ -62,6 +62,16 @@ def test_plan_and_ratings_are_checked() -> None:
         calibrate.main(["--plan", "1400:fairymax"])   # no rating for it
 
 
+def test_limited_stockfish_is_rated_by_its_name() -> None:
+    assert calibrate.known_rating("stockfish-elo-1800") == 1800
+    assert calibrate.known_rating("fairymax") is None and calibrate.known_rating("stockfish-elo-18") is None
+    import match_engines
+    spec = match_engines.opponent_spec("stockfish-elo-1800")
+    assert spec is not None and dict(spec.options)["UCI_Elo"] == 1800 and dict(spec.options)["UCI_LimitStrength"]
+    assert match_engines.opponent_spec("fairymax") is match_engines.OPPONENTS["fairymax"]
+    assert match_engines.opponent_spec("stockfish-elo") is None
+
+
 def test_calibrated_level_inverts_the_measured_points() -> None:
     points = ((1400, 1200), (2000, 1900), (2600, 2400))
     assert calibrated_level(1900, points) == 2000

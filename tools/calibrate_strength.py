@@ -4,10 +4,14 @@ opponent of known rating through the gauntlet runner (tests/match.py), turn each
 level's measured rating, and fit the mapping from the UCI_Elo asked for to the level that plays
 at it (docs/STRENGTH.md, "Strength levels"; engine/strength.py reads the fitted points).
 
-Usage (after `pip install -e .` and `apt-get install fairymax phalanx gnuchess`):
+Usage (after `pip install -e .` and `apt-get install stockfish`, and any other opponent named):
 
-    python tools/calibrate_strength.py --plan 1400:fairymax,1800:fairymax,2200:phalanx,2600:gnuchess \\
-        --rating fairymax=2050 --rating phalanx=R --rating gnuchess=R --games 100 --tc 10+0.1
+    python tools/calibrate_strength.py --plan 1500:stockfish-elo-1500,2000:stockfish-elo-2000 \\
+        --games 100 --tc 10+0.1
+    python tools/calibrate_strength.py --plan 2200:phalanx --rating phalanx=R
+
+An opponent stockfish-elo-N is Stockfish at UCI_Elo N, rated N on Stockfish's own scale (its
+documentation: calibrated at 60+0.6, anchored to CCRL 40/4); every other opponent needs --rating.
 
 Each `LEVEL:OPPONENT` of --plan is one match of --games games (openings of tests/match.py, each
 played with both colours, books off on both sides); --rating gives each opponent's rating on the
@@ -27,6 +31,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MATCH = REPO / "tests" / "match.py"
+LIMITED_STOCKFISH = re.compile(r"stockfish-elo-(\d{4})")   # tests/match_engines.py's name for it
 # A row of match.py's table: | opponent | games | W | D | L | score | ...
 ROW = re.compile(r"^\| (?P<name>[^|]+?) \| (?P<games>\d+) \| (?P<wins>\d+) \| (?P<draws>\d+) \| (?P<losses>\d+) \|")
 
@@ -87,6 +92,13 @@ def parse_ratings(items: list[str]) -> dict[str, float]:
     return ratings
 
 
+def known_rating(opponent: str) -> int | None:
+    """The rating an opponent's name states: stockfish-elo-N plays at N (Stockfish's own UCI_Elo,
+    CCRL 40/4); None for the others, whose --rating is needed."""
+    limited = LIMITED_STOCKFISH.fullmatch(opponent)
+    return int(limited.group(1)) if limited else None
+
+
 def parse_table(report: str, opponent: str) -> tuple[int, int, int]:
     """(wins, draws, losses) of the engine against opponent from match.py's report."""
     for line in report.splitlines():
@@ -141,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("--plan", required=True, help="LEVEL:OPPONENT,... (opponents as tests/match.py names them)")
     parser.add_argument("--rating", action="append", default=[], metavar="OPPONENT=ELO",
-                        help="an opponent's rating (one for every opponent of the plan)")
+                        help="an opponent's rating (one for every opponent of the plan but stockfish-elo-N)")
     parser.add_argument("--games", type=int, default=100, help="games per plan item (default 100)")
     parser.add_argument("--tc", default="10+0.1")
     parser.add_argument("--concurrency", type=int, default=2)
@@ -152,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         plan, ratings = parse_plan(args.plan), parse_ratings(args.rating)
     except ValueError as error:
         parser.error(str(error))
+    ratings = {**{opponent: float(rating) for _, opponent in plan
+                  if (rating := known_rating(opponent)) is not None}, **ratings}
     unrated = sorted({opponent for _, opponent in plan} - set(ratings))
     if unrated:
         parser.error(f"no --rating for {', '.join(unrated)}")
