@@ -83,6 +83,7 @@ def test_calibrated_level_inverts_the_measured_points() -> None:
 
 def test_a_level_plays_at_the_calibrated_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     level = StrengthLevel(limit=True, target=1900)
+    monkeypatch.setattr("ponderosa.engine.strength.CALIBRATION", ())
     uncalibrated = level.node_cap()
     monkeypatch.setattr("ponderosa.engine.strength.CALIBRATION", ((1400, 1200), (2000, 1900), (2600, 2400)))
     assert level.design_elo() == 2000 and level.node_cap() > uncalibrated
