@@ -7,8 +7,8 @@ random as the level falls. Two guards hold at every level from SAFE_ELO up: a ma
 found is played, and no move is chosen that the search scores more than SAFE_MARGIN worse than
 the best (a hung queen or a missed mate in one costs far more).
 
-The node and temperature curves below are the design; how they map to measured Elo is in
-docs/STRENGTH.md, "Strength levels". A level change during a game takes effect at the next search.
+The node and temperature curves below are the design; CALIBRATION maps the Elo asked for to
+the design level that measured it (docs/STRENGTH.md, "Strength levels"). A level change during a game takes effect at the next search.
 """
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ SAFE_ELO = 2000          # from here up: mates are played, nothing worse than SA
 SAFE_MARGIN = 150        # centipawns
 LINES = 4                # root moves the choice is made among
 
-# Measured points (level set, Elo it played at) from tools/calibrate_strength.py, by level; the
-# table and the opponents' ratings are in docs/STRENGTH.md. Empty: not measured yet, a level plays
-# at the Elo its curves were designed for.
-CALIBRATION: tuple[tuple[int, int], ...] = ()
+# Measured points (level set, Elo it played at) from tools/calibrate_strength.py: 100 games a level
+# at 10+0.1 against Stockfish at a set UCI_Elo (CCRL 40/4 scale), with the network as the
+# evaluation (docs/STRENGTH.md, "Strength levels"). Empty: a level plays at its design Elo.
+CALIBRATION: tuple[tuple[int, int], ...] = ((1500, 1108), (1900, 1312), (2300, 1625), (2700, 2197))
 
 
 def calibrated_level(elo: int, points: tuple[tuple[int, int], ...] | None = None) -> int:

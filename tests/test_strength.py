@@ -42,7 +42,8 @@ def test_skill_and_elo_scales() -> None:
         level.set_skill(0)
 
 
-def test_choice_guards_from_safe_elo_up() -> None:
+def test_choice_guards_from_safe_elo_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ponderosa.engine.strength.CALIBRATION", ())   # the designed levels' temperatures
     lines = {"a1a8": 31999, "a1b1": 40, "g2g3": 30, "h2h3": 20}
     result = SearchResult("a1a8", 31999, 5, 1000, 0.1, ["a1a8"])
     level = StrengthLevel(limit=True, target=SAFE_ELO, rng=random.Random(1))
