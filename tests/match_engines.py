@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import chess
@@ -88,9 +88,9 @@ def opponent_spec(key: str) -> EngineSpec | None:
     if limited is None:
         return None
     elo = int(limited.group(1))
-    return EngineSpec(key, "uci", ("stockfish",),
-                      options=(("Threads", 1), ("Hash", 64), ("UCI_LimitStrength", True), ("UCI_Elo", elo)),
-                      note=f"Stockfish 15.1 at UCI_Elo {elo} (its scale: CCRL 40/4, calibrated at 60+0.6)")
+    full = OPPONENTS["stockfish"]
+    return replace(full, key=key, options=full.options + (("UCI_LimitStrength", True), ("UCI_Elo", elo)),
+                   note=f"Stockfish 15.1 at UCI_Elo {elo} (its scale: CCRL 40/4, calibrated at 60+0.6)")
 
 
 def classify_engine_error(error: BaseException) -> str:

@@ -31,7 +31,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MATCH = REPO / "tests" / "match.py"
-LIMITED_STOCKFISH = re.compile(r"stockfish-elo-(\d{4})")   # tests/match_engines.py's name for it
+sys.path.insert(0, str(MATCH.parent))
+from match_engines import opponent_spec  # noqa: E402 (the runner's names for its opponents)
+
 # A row of match.py's table: | opponent | games | W | D | L | score | ...
 ROW = re.compile(r"^\| (?P<name>[^|]+?) \| (?P<games>\d+) \| (?P<wins>\d+) \| (?P<draws>\d+) \| (?P<losses>\d+) \|")
 
@@ -95,8 +97,8 @@ def parse_ratings(items: list[str]) -> dict[str, float]:
 def known_rating(opponent: str) -> int | None:
     """The rating an opponent's name states: stockfish-elo-N plays at N (Stockfish's own UCI_Elo,
     CCRL 40/4); None for the others, whose --rating is needed."""
-    limited = LIMITED_STOCKFISH.fullmatch(opponent)
-    return int(limited.group(1)) if limited else None
+    spec = opponent_spec(opponent)
+    return None if spec is None else dict(spec.options).get("UCI_Elo")
 
 
 def parse_table(report: str, opponent: str) -> tuple[int, int, int]:
