@@ -330,6 +330,7 @@ cdef enum:
     NNUE_QA = 255            # accumulator quantisation: 1.0 in the float network is 255
     NNUE_QB = 64             # output-weight quantisation
     NNUE_SCALE = 400         # the float output times this is centipawns
+    NNUE_NARROW_WEIGHT = 128 # output weights this small let the output layer multiply in int16 (QA x 128 < 2^15)
     NNUE_MAX_WALK = 16       # moves replayed onto an older accumulator before a full refresh instead
 
 cdef struct NNUENetwork:
@@ -338,17 +339,25 @@ cdef struct NNUENetwork:
     int16_t out_weights[2 * NNUE_HIDDEN]           # side to move's half first
     int32_t out_bias
     uint64_t serial                                # tells this network's accumulators from another's
+    bint narrow_output                             # every output weight within +-NNUE_NARROW_WEIGHT
 
 cdef struct NNUEAccumulator:
     int16_t values[2][NNUE_HIDDEN]   # by perspective (WHITE, BLACK)
     uint64_t key                     # key of the position these values belong to XOR the network's serial
 
+cdef struct NNUERefreshCache:
+    int16_t values[2][NNUE_HIDDEN]   # the accumulator of the pieces below, by perspective
+    Bitboard pieces[2][7]            # [colour][type] of the last position refreshed through here
+    uint64_t serial                  # the network the values belong to; 0: nothing cached yet
+
 cdef NNUENetwork* NNUE_NET           # the loaded network, or NULL: the hand-written evaluation
 
-cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) noexcept nogil   # side to move's view
+cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack,
+                       NNUERefreshCache* cache) noexcept nogil   # side to move's view
 
 cdef struct EvalState:
     NNUEAccumulator* accumulators # by position ply (MAX_STATES), made at the first network evaluation
+    NNUERefreshCache* refresh_cache   # made with the accumulators: refreshes start from the last one
     PawnEntry* pawn_table         # malloc'd, power-of-two number of entries
     unsigned long pawn_mask       # entries - 1
     EvalCacheEntry* eval_cache    # the search's evaluations by position (one EvalState per thread)

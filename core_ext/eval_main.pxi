@@ -370,6 +370,15 @@ cdef inline int network_with_material_scale(Position* pos, int score) noexcept n
     return score * scale // SCALE_NORMAL
 
 
+cdef bint nnue_state_ready(EvalState* ev) noexcept nogil:
+    """Whether the thread's accumulator stack and refresh cache exist, made at the first use."""
+    if ev.accumulators == NULL:
+        ev.accumulators = <NNUEAccumulator*>calloc(MAX_STATES, sizeof(NNUEAccumulator))
+    if ev.refresh_cache == NULL:
+        ev.refresh_cache = <NNUERefreshCache*>calloc(1, sizeof(NNUERefreshCache))
+    return ev.accumulators != NULL and ev.refresh_cache != NULL
+
+
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     """Centipawns from the side to move's point of view (negamax convention). The search meets
     the same position many times (transpositions, the quiescence search after a null window):
@@ -381,10 +390,8 @@ cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     cdef NNUENetwork* net = NNUE_NET   # read once: the evaluation uses this one throughout
     if net != NULL:
         # The network's accumulators make a cache of little use; made at the first use.
-        if ev.accumulators == NULL:
-            ev.accumulators = <NNUEAccumulator*>calloc(MAX_STATES, sizeof(NNUEAccumulator))
-        if ev.accumulators != NULL:
-            return network_with_material_scale(pos, nnue_evaluate(net, pos, ev.accumulators))
+        if nnue_state_ready(ev):
+            return network_with_material_scale(pos, nnue_evaluate(net, pos, ev.accumulators, ev.refresh_cache))
     key = pos.states[pos.ply].key ^ settings_key(ev)
     if ev.eval_cache != NULL and key != 0:
         slot = &ev.eval_cache[key & ev.eval_cache_mask]
@@ -449,6 +456,8 @@ cdef void eval_state_clear(EvalState* ev) noexcept nogil:
 cdef void eval_state_free(EvalState* ev) noexcept nogil:
     free(ev.accumulators)
     ev.accumulators = NULL
+    free(ev.refresh_cache)
+    ev.refresh_cache = NULL
     free(ev.pawn_table)
     ev.pawn_table = NULL
     ev.pawn_mask = 0
@@ -556,11 +565,9 @@ cdef class Evaluator:
         cdef NNUENetwork* net = NNUE_NET
         if net == NULL:
             return self.classic_evaluate(board)
-        if self.state.accumulators == NULL:
-            self.state.accumulators = <NNUEAccumulator*>calloc(MAX_STATES, sizeof(NNUEAccumulator))
-            if self.state.accumulators == NULL:
-                raise MemoryError()
-        return nnue_evaluate(net, board.pos, self.state.accumulators)
+        if not nnue_state_ready(&self.state):
+            raise MemoryError()
+        return nnue_evaluate(net, board.pos, self.state.accumulators, self.state.refresh_cache)
 
     def classic_evaluate(self, Board board not None) -> int:
         """The hand-written evaluation's score (side to move's view), whether or not a network is loaded."""

@@ -20,12 +20,14 @@ cdef inline int nnue_feature(int perspective, int piece, int sq) noexcept nogil:
 cdef extern from "nnue_kernels.h" nogil:
     enum: PONDEROSA_NNUE_HIDDEN
     void nnue_kernel_add(int16_t* values, const int16_t* column)
+    void nnue_kernel_sub(int16_t* values, const int16_t* column)
     void nnue_kernel_add_sub(int16_t* out, const int16_t* source, const int16_t* a, const int16_t* s)
     void nnue_kernel_add_sub_sub(int16_t* out, const int16_t* source, const int16_t* a, const int16_t* s,
                                  const int16_t* t)
     void nnue_kernel_add_add_sub_sub(int16_t* out, const int16_t* source, const int16_t* a, const int16_t* b,
                                      const int16_t* s, const int16_t* t)
     int32_t nnue_kernel_output(const int16_t* us, const int16_t* them, const int16_t* weights, int32_t qa)
+    int32_t nnue_kernel_output_narrow(const int16_t* us, const int16_t* them, const int16_t* weights, int16_t qa)
 
 if PONDEROSA_NNUE_HIDDEN != NNUE_HIDDEN:
     raise ImportError("nnue_kernels.h and core.pxd disagree on the network's hidden size")
@@ -84,13 +86,52 @@ cdef void nnue_apply_move(NNUENetwork* net, Position* pos, NNUEAccumulator* pare
                 nnue_column(net, nnue_feature(perspective, arrived, to)), nnue_column(net, nnue_feature(perspective, moved, frm)))
 
 
-cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) noexcept nogil:
-    """Bring stack[pos.ply] up to date: from the nearest matching ancestor, or from scratch. An
-    entry matches when it was computed for that position with this network (its key holds both)."""
+cdef void nnue_refresh_cached(NNUENetwork* net, Position* pos, NNUERefreshCache* cache,
+                              NNUEAccumulator* acc) noexcept nogil:
+    """Compute both perspectives from the cache's last refreshed position: a column per piece
+    that differs from it instead of a column per piece on the board (the positions one search
+    refreshes share most of their pieces). The cache then holds this position."""
+    cdef int perspective, colour, piece_type, piece, sq
+    cdef Bitboard now, was, changed
+    if cache.serial != net.serial:
+        for perspective in range(2):
+            memcpy(cache.values[perspective], net.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
+        memset(cache.pieces, 0, sizeof(cache.pieces))
+        cache.serial = net.serial
+    for colour in range(2):
+        for piece_type in range(PAWN, KING + 1):
+            now = pos.pieces[colour][piece_type]
+            was = cache.pieces[colour][piece_type]
+            if now == was:
+                continue
+            piece = colour * 8 + piece_type
+            changed = was & ~now
+            while changed:
+                sq = lsb(changed)
+                changed &= changed - 1
+                for perspective in range(2):
+                    nnue_kernel_sub(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
+            changed = now & ~was
+            while changed:
+                sq = lsb(changed)
+                changed &= changed - 1
+                for perspective in range(2):
+                    nnue_kernel_add(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
+            cache.pieces[colour][piece_type] = now
+    memcpy(acc.values, cache.values, sizeof(acc.values))
+
+
+cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack, NNUERefreshCache* cache) noexcept nogil:
+    """Bring stack[pos.ply] up to date: from the nearest matching ancestor, or afresh (through
+    the refresh cache when there is one). An entry matches when it was computed for that
+    position with this network (its key holds both)."""
     cdef int ply = pos.ply, base = pos.ply, j
     while stack[base].key != pos.states[base].key ^ net.serial:
         if base == 0 or ply - base >= NNUE_MAX_WALK:
-            nnue_refresh(net, pos, &stack[ply])
+            if cache != NULL:
+                nnue_refresh_cached(net, pos, cache, &stack[ply])
+            else:
+                nnue_refresh(net, pos, &stack[ply])
             stack[ply].key = pos.states[ply].key ^ net.serial
             return
         base -= 1
@@ -101,17 +142,22 @@ cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) n
 
 cdef inline int32_t nnue_output(NNUENetwork* net, const int16_t* us, const int16_t* them) noexcept nogil:
     """The output layer on the two halves: sum of clamp(v, 0, QA)^2 * w, then the scales."""
-    cdef int32_t total = nnue_kernel_output(us, them, net.out_weights, NNUE_QA)
+    cdef int32_t total
+    if net.narrow_output:
+        total = nnue_kernel_output_narrow(us, them, net.out_weights, NNUE_QA)
+    else:
+        total = nnue_kernel_output(us, them, net.out_weights, NNUE_QA)
     # C division truncates toward zero; the Python reference does the same.
     return <int32_t>((<int64_t>(total // NNUE_QA) + net.out_bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB))
 
 
-cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack) noexcept nogil:
+cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack,
+                       NNUERefreshCache* cache) noexcept nogil:
     """Centipawns from the side to move's view, by net (the caller read NNUE_NET once: another
-    thread may replace it meanwhile, and a replaced network is never freed)."""
+    thread may replace it meanwhile, and a replaced network is never freed); cache may be NULL."""
     cdef NNUEAccumulator* acc
     cdef int32_t score
-    nnue_update(net, pos, stack)
+    nnue_update(net, pos, stack, cache)
     acc = &stack[pos.ply]
     score = nnue_output(net, acc.values[pos.side], acc.values[pos.side ^ 1])
     if score > EVAL_LIMIT:

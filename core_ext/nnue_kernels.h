@@ -24,6 +24,11 @@ static void nnue_kernel_add(int16_t* restrict values, const int16_t* restrict co
 }
 
 PONDEROSA_NNUE_CLONES
+static void nnue_kernel_sub(int16_t* restrict values, const int16_t* restrict column) {
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) values[i] -= column[i];
+}
+
+PONDEROSA_NNUE_CLONES
 static void nnue_kernel_add_sub(int16_t* restrict out, const int16_t* restrict source,
                                 const int16_t* restrict a, const int16_t* restrict s) {
     for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) out[i] = source[i] + a[i] - s[i];
@@ -55,6 +60,26 @@ static int32_t nnue_kernel_output(const int16_t* restrict us, const int16_t* res
     for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
         int32_t v = them[i] < 0 ? 0 : (them[i] > qa ? qa : them[i]);
         total += v * v * weights[PONDEROSA_NNUE_HIDDEN + i];
+    }
+    return total;
+}
+
+/* The same sum for output weights within +-128, so that clamp(v) * w fits int16: the products
+ * are taken in 16 lanes and multiplied by v again pairwise into int32 (pmullw, then pmaddwd),
+ * where the general kernel widens every lane to int32 first. Equal to it for such weights. */
+PONDEROSA_NNUE_CLONES
+static int32_t nnue_kernel_output_narrow(const int16_t* restrict us, const int16_t* restrict them,
+                                         const int16_t* restrict weights, int16_t qa) {
+    int32_t total = 0;
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
+        int16_t v = us[i] < 0 ? 0 : (us[i] > qa ? qa : us[i]);
+        int16_t product = (int16_t)(v * weights[i]);
+        total += (int32_t)product * (int32_t)v;
+    }
+    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
+        int16_t v = them[i] < 0 ? 0 : (them[i] > qa ? qa : them[i]);
+        int16_t product = (int16_t)(v * weights[PONDEROSA_NNUE_HIDDEN + i]);
+        total += (int32_t)product * (int32_t)v;
     }
     return total;
 }

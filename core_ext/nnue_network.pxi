@@ -22,6 +22,7 @@ def nnue_install(const int16_t[::1] ft_weights, const int16_t[::1] ft_bias,
             or out_weights.shape[0] != 2 * NNUE_HIDDEN):
         raise ValueError(f"network shape differs from the core's {NNUE_INPUTS}x{NNUE_HIDDEN}x1")
     cdef NNUENetwork* net = <NNUENetwork*>malloc(sizeof(NNUENetwork))
+    cdef int i
     if net == NULL:
         raise MemoryError("no memory for the network")
     global NNUE_SERIAL
@@ -29,6 +30,10 @@ def nnue_install(const int16_t[::1] ft_weights, const int16_t[::1] ft_bias,
     memcpy(net.ft_bias, &ft_bias[0], sizeof(net.ft_bias))
     memcpy(net.out_weights, &out_weights[0], sizeof(net.out_weights))
     net.out_bias = out_bias
+    net.narrow_output = True
+    for i in range(2 * NNUE_HIDDEN):
+        if out_weights[i] > NNUE_NARROW_WEIGHT or out_weights[i] < -NNUE_NARROW_WEIGHT:
+            net.narrow_output = False
     NNUE_SERIAL += 0x9E3779B97F4A7C15ULL   # odd steps: every network a different serial
     net.serial = NNUE_SERIAL
     # The old network is not freed: a search on another thread may still be reading it (a

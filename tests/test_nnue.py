@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import struct
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -16,7 +17,7 @@ from ponderosa.core_ext.evaluate import Evaluator, nnue_active
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 from ponderosa.engine.nnue.choice import EvaluationChoice
-from ponderosa.engine.nnue.network_file import NetworkFileError, network_bytes, write_network
+from ponderosa.engine.nnue.network_file import NetworkFileError, int16_array, network_bytes, write_network
 
 REPO = Path(__file__).resolve().parents[1]
 FLOAT_WEIGHTS = REPO / "data" / "nnue" / "ponderosa-float.npz"
@@ -140,6 +141,37 @@ def test_search_takeback_and_siblings_keep_accumulators_right(restore_evaluation
     core.pop()
     core.pop()
     assert evaluator.network_accumulator(core) == evaluator.network_accumulator(core, fresh=True)
+
+
+def test_refreshes_through_the_cache_are_exact(restore_evaluation) -> None:
+    """A position none of whose ancestors has an accumulator is computed from the last position
+    refreshed before it (the pieces that differ); unrelated positions one after another, and
+    another network in between, still give the fresh sums and the reference's score."""
+    boards = [board.copy() for board, _ in random_positions(400, seed=19)]
+    random.Random(23).shuffle(boards)
+    evaluator = Evaluator()
+    for seed in (31, 32):
+        net = reference.quantise(reference.random_network(256, seed=seed))
+        nnue.install(net)
+        for board in boards[:150]:
+            core = Board(board.fen())
+            assert evaluator.network_evaluate(core) == reference.quantised_evaluate(net, board), board.fen()
+            assert evaluator.network_accumulator(core) == evaluator.network_accumulator(core, fresh=True)
+
+
+def test_output_weights_beyond_a_byte_take_the_wide_output_layer(restore_evaluation) -> None:
+    """Output weights within +-128 multiply in int16 lanes; a network with larger ones (not made
+    by the trainer, which clips them) must still be computed exactly, in int32."""
+    net = reference.quantise(reference.random_network(256, seed=6))
+    wide = np.frombuffer(net.out_weights, dtype=np.int16).copy()
+    wide[::97] = np.where(np.arange(wide[::97].size) % 2, 900, -700)
+    net = replace(net, out_weights=int16_array(wide.astype("<i2").tobytes()))
+    nnue.install(net)
+    evaluator = Evaluator()
+    mismatches = [(board.fen(), evaluator.network_evaluate(core), reference.quantised_evaluate(net, board))
+                  for board, core in random_positions(1_000, seed=29)]
+    assert [m for m in mismatches if m[1] != m[2]] == []
+    assert len({m[2] for m in mismatches}) > 100   # the scores vary: the wide weights count
 
 
 def test_network_file_round_trip(tmp_path: Path) -> None:
