@@ -70,6 +70,11 @@ OPPONENTS: dict[str, EngineSpec] = {
     "ethereal": EngineSpec(
         "ethereal", "uci", ("ethereal-chess",), options=(("Threads", 1), ("Hash", 64)),
         note="Ethereal 12, UCI; no book; Threads=1"),
+    "crafty": EngineSpec(
+        "crafty", "xboard", ("crafty", "log off", "hash=64M", "hashp=8M"),
+        note="Crafty 25.6 built from source (docs/BENCHMARKS.md: one gcc command) and on PATH; "
+             "without its book.bin it plays no book moves; `log off` keeps log.NNN/game.NNN out of "
+             "the working folder; one search thread (its default)"),
     "stockfish": EngineSpec(
         "stockfish", "uci", ("stockfish",), options=(("Threads", 1), ("Hash", 64)),
         note="Stockfish 15.1, UCI; no book; Threads=1"),

@@ -103,7 +103,7 @@ def test_short_run_of_ponderosa_against_itself(tmp_path: Path, capsys: pytest.Ca
     assert pgn.read_text().count("[Event ") == 2
 
 
-@pytest.mark.parametrize("key", ["toga2", "ethereal"])
+@pytest.mark.parametrize("key", ["toga2", "ethereal", "crafty"])
 def test_strength_opponents_start(key: str) -> None:
     spec = match.OPPONENTS[key]
     if shutil.which(match.resolve_command(spec.command)[0]) is None:
@@ -111,7 +111,7 @@ def test_strength_opponents_start(key: str) -> None:
     player = match.Player(spec, key)
     try:
         player.start()
-        assert player.name.split()[0] in ("Toga", "Ethereal")
+        assert player.name.startswith(("Toga", "Ethereal", "Crafty"))
     finally:
         player.close()
 
