@@ -10,6 +10,7 @@ import chess
 
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.engine import Engine
+
 from uci_harness import UciEngine
 from wall_clock import allowed
 from xboard_harness import XBoardEngine

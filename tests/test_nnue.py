@@ -232,6 +232,7 @@ def test_replacing_the_network_during_a_search_is_safe(restore_evaluation) -> No
     (another Engine in the process, as in the test suite) must not read freed memory: each
     evaluation keeps the network it began with, and a replaced network is never freed."""
     import threading
+
     from ponderosa.core_ext.tt import TranspositionTable
     from ponderosa.engine.search import Searcher, SearchLimits
     nets = [reference.quantise(reference.random_network(256, seed=seed)) for seed in (21, 22)]

@@ -22,7 +22,6 @@ sys.path.insert(0, str(REPO / "tools"))
 import nnue_data  # noqa: E402
 from packed_games import PackedGame, PackedGamesError, read_games, write_games  # noqa: E402
 
-
 datagen = load_tool("datagen_packed_script", "datagen.py")
 
 
@@ -52,7 +51,8 @@ def test_broken_packed_files_are_named(tmp_path: Path) -> None:
     write_games(good, sample_games())
     import lzma
     raw = lzma.decompress(good.read_bytes())
-    cases = {"cut.pgm.xz": lzma.compress(raw[:-3]), "plain.pgm.xz": raw, "magic.pgm.xz": lzma.compress(b"XXXX" + raw[4:]),
+    cases = {"cut.pgm.xz": lzma.compress(raw[:-3]), "plain.pgm.xz": raw,
+             "magic.pgm.xz": lzma.compress(b"XXXX" + raw[4:]),
              "result.pgm.xz": lzma.compress(raw[:4] + b"\x07" + raw[5:])}
     for name, data in cases.items():
         (tmp_path / name).write_bytes(data)

@@ -15,6 +15,7 @@ from ponderosa.engine.search import SearchLimits, SearchResult
 from ponderosa.engine.strength import SAFE_ELO, StrengthLevel, skill_to_elo
 from ponderosa.protocol.console.session import Console
 from ponderosa.protocol.xboard.session import XBoardSession
+
 from uci_harness import UciEngine
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                     # Ra8#

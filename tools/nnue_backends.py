@@ -114,7 +114,7 @@ class TorchBackend:
                     self.out.weight.normal_(0.0, 0.05)
                     self.out.bias.zero_()
 
-            def forward(self, us: "torch.Tensor", them: "torch.Tensor") -> "torch.Tensor":
+            def forward(self, us: torch.Tensor, them: torch.Tensor) -> torch.Tensor:
                 a = torch.clamp(self.ft(us) + self.ft_bias, 0.0, 1.0) ** 2
                 b = torch.clamp(self.ft(them) + self.ft_bias, 0.0, 1.0) ** 2
                 return self.out(torch.cat([a, b], dim=1)).squeeze(1)   # in units of 400 centipawns

@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         data = {name: values[:args.limit] for name, values in data.items()}
     print(f"{len(data['scores'])} positions from {int(data['games'].max(initial=-1)) + 1} games", file=sys.stderr)
     backend, history = train(data, args, holdout)
-    description = (f"768x{args.hidden}x1 SCReLU, {len(data['scores'])} positions of Ponderosa self-play, {args.backend}, "
+    description = (f"768x{args.hidden}x1 SCReLU, {len(data['scores'])} positions of Ponderosa self-play, "
+                   f"{args.backend}, "
                    f"{args.epochs} epochs, lambda {args.score_weight}, validation loss {history[-1][2]:.6f}")
     float_net = backend.float_network()
     write_network(args.out, reference.quantise(float_net, description))

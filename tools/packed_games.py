@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import lzma
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 import chess
 
