@@ -1,4 +1,5 @@
-# Type stub for the compiled static evaluation (core_ext/eval_main.pxi, compiled in core.pyx; evaluate.pyx re-exports it).
+# Type stub for the compiled static evaluation (core_ext/eval_main.pxi and eval_class.pxi, compiled in
+# core.pyx; evaluate.pyx re-exports it).
 from ponderosa.core_ext.board import Board
 
 TERM_NAMES: tuple[str, ...]

@@ -579,7 +579,8 @@ class Engine:
             if source is not None:
                 books[name] = (source.path, source.positions())
         tables = (self.tablebases.path, self.tablebases.largest) if self.tablebases.largest > 0 else None
-        return EngineSummary(self.tt.size, self.settings.pawn_hash_bytes, books, self.learned.location, self.threads, tables)
+        return EngineSummary(self.tt.size, self.settings.pawn_hash_bytes, books, self.learned.location,
+                             self.threads, tables)
 
     @property
     def threads(self) -> int:

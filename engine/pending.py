@@ -23,5 +23,5 @@ class AppliedSettings:
     """What waited and has been applied since the front end last asked, for it to report."""
 
     threads: bool = False                        # the thread count changed (Engine.threads)
-    tablebase_messages: list[str] | None = None
-    evaluation_messages: list[str] | None = None   # the network changed: what could not be used  # the tables changed: problems of the old ones, then the new
+    tablebase_messages: list[str] | None = None    # the tables changed: problems of the old ones, then the new
+    evaluation_messages: list[str] | None = None   # the network changed: what could not be used

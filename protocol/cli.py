@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(engine: Engine, arguments: Arguments) -> int:
     """The console, then the XBoard protocol if asked for, until quit or end of input."""
-    for message in engine.book_messages + engine.evaluation_messages + engine.ics.messages:   # stderr: stdout may already be a GUI's protocol line
+    # stderr: stdout may already be a GUI's protocol line
+    for message in engine.book_messages + engine.evaluation_messages + engine.ics.messages:
         print(message, file=sys.stderr)
     console = Console(engine)
     if arguments.commands == ["bench"]:
