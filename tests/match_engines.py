@@ -73,7 +73,8 @@ OPPONENTS: dict[str, EngineSpec] = {
     "crafty": EngineSpec(
         "crafty", "xboard", ("crafty", "log off", "hash=64M", "hashp=8M"),
         note="Crafty 25.6 built from source (docs/BENCHMARKS.md: one gcc command) and on PATH; "
-             "without its book.bin it plays no book moves; `log off` keeps log.NNN/game.NNN out of "
+             "without its book.bin it plays no book moves; it declares reuse=0, so each game gets a fresh "
+             "process; `log off` keeps log.NNN/game.NNN out of "
              "the working folder; one search thread (its default)"),
     "stockfish": EngineSpec(
         "stockfish", "uci", ("stockfish",), options=(("Threads", 1), ("Hash", 64)),
@@ -254,6 +255,7 @@ class Player:
         self.engine: chess.engine.SimpleEngine | None = None
         self.name = label
         self.dirty = False
+        self.has_played = False     # this process has been handed a game
         self.unexpected: list[str] = []
         self.transcript: deque[str] = deque(maxlen=TRANSCRIPT_LINES)
 
@@ -269,6 +271,7 @@ class Player:
             LIVE_PIDS.add(engine.transport.get_pid())
         self.engine = engine
         self.dirty = False
+        self.has_played = False
         try:
             if self.spec.options:
                 engine.configure(dict(self.spec.options))
@@ -284,11 +287,20 @@ class Player:
     def alive(self) -> bool:
         return self.engine is not None and not self.engine.protocol.returncode.done()
 
+    @property
+    def one_game_each(self) -> bool:
+        """An XBoard engine that declared reuse=0 (Crafty: `new` is not implemented) needs a
+        fresh process for every game; python-chess answers `rejected reuse`, which Crafty ignores."""
+        return bool(self.engine is not None and self.spec.protocol == "xboard"
+                    and self.engine.protocol.features.get("reuse", 1) == 0)  # type: ignore[attr-defined]
+
     def ensure_started(self) -> None:
-        if self.engine is not None and (self.dirty or not self.alive()):
+        """A process ready for the next game (each call is followed by one game)."""
+        if self.engine is not None and (self.dirty or not self.alive() or (self.has_played and self.one_game_each)):
             self.close()
         if self.engine is None:
             self.start()
+        self.has_played = True
 
     def close(self) -> None:
         """`quit`, then kill after QUIT_TIMEOUT (at once if the engine is in an unknown state)."""

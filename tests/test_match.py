@@ -295,3 +295,38 @@ def test_engine_options_from_the_command_line(tmp_path):
     spec = match.engine_spec_from(args)
     assert spec.command == ("ponderosa", "--x") and spec.protocol == "xboard"
     assert dict(spec.options) == {"OwnBook": False}
+
+
+# -- engines that want a fresh process for every game
+
+FAKE_XBOARD = '''
+import sys
+reuse = sys.argv[1]
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "protover":
+        print(f"feature myname=\\"Fake-reuse-{reuse}\\" ping=1 setboard=1 reuse={reuse} done=1", flush=True)
+    elif words[0] == "ping":
+        print("pong " + words[1], flush=True)
+    elif words[0] == "quit":
+        break
+'''
+
+
+@pytest.mark.parametrize("reuse, fresh", [("0", True), ("1", False)])
+def test_an_engine_that_declares_reuse_0_gets_a_new_process_for_each_game(tmp_path, reuse, fresh):
+    """Crafty declares reuse=0 (it does not implement `new`): played on in one process, its
+    second game starts from the first one's position and every move is refused."""
+    script = tmp_path / "fake_xboard.py"
+    script.write_text(FAKE_XBOARD)
+    player = match.Player(match.EngineSpec("fake", "xboard", (sys.executable, str(script), reuse)), "fake")
+    try:
+        player.ensure_started()                   # the first game
+        first = player.engine.transport.get_pid()
+        player.ensure_started()                   # the second
+        assert (player.engine.transport.get_pid() != first) == fresh
+        assert player.one_game_each == fresh
+    finally:
+        player.close()
