@@ -86,13 +86,27 @@ cdef void nnue_apply_move(NNUENetwork* net, Position* pos, NNUEAccumulator* pare
                 nnue_column(net, nnue_feature(perspective, arrived, to)), nnue_column(net, nnue_feature(perspective, moved, frm)))
 
 
+cdef inline void nnue_cache_columns(NNUENetwork* net, NNUERefreshCache* cache, int piece, Bitboard squares,
+                                   bint add) noexcept nogil:
+    """Add (or subtract) the column of piece on each of squares to both of the cache's perspectives."""
+    cdef int perspective, sq
+    while squares:
+        sq = lsb(squares)
+        squares &= squares - 1
+        for perspective in range(2):
+            if add:
+                nnue_kernel_add(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
+            else:
+                nnue_kernel_sub(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
+
+
 cdef void nnue_refresh_cached(NNUENetwork* net, Position* pos, NNUERefreshCache* cache,
                               NNUEAccumulator* acc) noexcept nogil:
     """Compute both perspectives from the cache's last refreshed position: a column per piece
     that differs from it instead of a column per piece on the board (the positions one search
     refreshes share most of their pieces). The cache then holds this position."""
-    cdef int perspective, colour, piece_type, piece, sq
-    cdef Bitboard now, was, changed
+    cdef int perspective, colour, piece_type, piece
+    cdef Bitboard now, was
     if cache.serial != net.serial:
         for perspective in range(2):
             memcpy(cache.values[perspective], net.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
@@ -105,18 +119,8 @@ cdef void nnue_refresh_cached(NNUENetwork* net, Position* pos, NNUERefreshCache*
             if now == was:
                 continue
             piece = colour * 8 + piece_type
-            changed = was & ~now
-            while changed:
-                sq = lsb(changed)
-                changed &= changed - 1
-                for perspective in range(2):
-                    nnue_kernel_sub(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
-            changed = now & ~was
-            while changed:
-                sq = lsb(changed)
-                changed &= changed - 1
-                for perspective in range(2):
-                    nnue_kernel_add(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
+            nnue_cache_columns(net, cache, piece, was & ~now, False)
+            nnue_cache_columns(net, cache, piece, now & ~was, True)
             cache.pieces[colour][piece_type] = now
     memcpy(acc.values, cache.values, sizeof(acc.values))
 

@@ -48,40 +48,45 @@ static void nnue_kernel_add_add_sub_sub(int16_t* restrict out, const int16_t* re
     for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) out[i] = source[i] + a[i] + b[i] - s[i] - t[i];
 }
 
-/* Sum over both halves of clamp(v, 0, qa)^2 * w; the weights are side to move's half first. */
-PONDEROSA_NNUE_CLONES
-static int32_t nnue_kernel_output(const int16_t* restrict us, const int16_t* restrict them,
-                                  const int16_t* restrict weights, int32_t qa) {
+/* One half's sum of clamp(v, 0, qa)^2 * w in int32 lanes; inlined into each clone of its caller. */
+static inline __attribute__((always_inline)) int32_t nnue_output_half(const int16_t* restrict values,
+                                                                      const int16_t* restrict weights, int32_t qa) {
     int32_t total = 0;
     for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
-        int32_t v = us[i] < 0 ? 0 : (us[i] > qa ? qa : us[i]);
+        int32_t v = values[i] < 0 ? 0 : (values[i] > qa ? qa : values[i]);
         total += v * v * weights[i];
-    }
-    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
-        int32_t v = them[i] < 0 ? 0 : (them[i] > qa ? qa : them[i]);
-        total += v * v * weights[PONDEROSA_NNUE_HIDDEN + i];
     }
     return total;
 }
 
-/* The same sum for output weights within +-128, so that clamp(v) * w fits int16: the products
- * are taken in 16 lanes and multiplied by v again pairwise into int32 (pmullw, then pmaddwd),
- * where the general kernel widens every lane to int32 first. Equal to it for such weights. */
-PONDEROSA_NNUE_CLONES
-static int32_t nnue_kernel_output_narrow(const int16_t* restrict us, const int16_t* restrict them,
-                                         const int16_t* restrict weights, int16_t qa) {
+/* The same for output weights within +-128, so that clamp(v) * w fits int16: the products are
+ * taken in 16 lanes and multiplied by v again pairwise into int32 (pmullw, then pmaddwd), where
+ * the half above widens every lane to int32 first. Equal to it for such weights. */
+static inline __attribute__((always_inline)) int32_t nnue_output_half_narrow(const int16_t* restrict values,
+                                                                             const int16_t* restrict weights,
+                                                                             int16_t qa) {
     int32_t total = 0;
     for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
-        int16_t v = us[i] < 0 ? 0 : (us[i] > qa ? qa : us[i]);
+        int16_t v = values[i] < 0 ? 0 : (values[i] > qa ? qa : values[i]);
         int16_t product = (int16_t)(v * weights[i]);
         total += (int32_t)product * (int32_t)v;
     }
-    for (int i = 0; i < PONDEROSA_NNUE_HIDDEN; i++) {
-        int16_t v = them[i] < 0 ? 0 : (them[i] > qa ? qa : them[i]);
-        int16_t product = (int16_t)(v * weights[PONDEROSA_NNUE_HIDDEN + i]);
-        total += (int32_t)product * (int32_t)v;
-    }
     return total;
+}
+
+/* Sum over both halves of clamp(v, 0, qa)^2 * w; the weights are side to move's half first. */
+PONDEROSA_NNUE_CLONES
+static int32_t nnue_kernel_output(const int16_t* restrict us, const int16_t* restrict them,
+                                  const int16_t* restrict weights, int32_t qa) {
+    return nnue_output_half(us, weights, qa) + nnue_output_half(them, weights + PONDEROSA_NNUE_HIDDEN, qa);
+}
+
+/* The same with the narrow halves: for networks whose output weights are all within +-128. */
+PONDEROSA_NNUE_CLONES
+static int32_t nnue_kernel_output_narrow(const int16_t* restrict us, const int16_t* restrict them,
+                                         const int16_t* restrict weights, int16_t qa) {
+    return nnue_output_half_narrow(us, weights, qa)
+        + nnue_output_half_narrow(them, weights + PONDEROSA_NNUE_HIDDEN, qa);
 }
 
 #endif
