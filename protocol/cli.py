@@ -129,9 +129,9 @@ def run(engine: Engine, arguments: Arguments) -> int:
         if console.running and not (arguments.xboard or arguments.uci):
             console.run(sys.stdin)
         if arguments.uci:
-            UciSession(engine).run(sys.stdin)
+            uci_session(engine).run(sys.stdin)
         elif console.uci_requested:
-            UciSession(engine).run(sys.stdin, first_line="uci")   # the `uci` that chose the protocol
+            uci_session(engine).run(sys.stdin, first_line="uci")   # the `uci` that chose the protocol
         elif arguments.xboard or console.xboard_requested:
             xboard_session(engine).run(sys.stdin)
     except KeyboardInterrupt:
@@ -139,12 +139,24 @@ def run(engine: Engine, arguments: Arguments) -> int:
     return 0
 
 
-def xboard_session(engine: Engine) -> XBoardSession:
-    """The XBoard session over the console's engine: game files off unless the user turned them
-    on (`log on` before `xboard`, or option Log); its output goes to log.NNN when they are on."""
+def without_default_game_files(engine: Engine) -> None:
+    """A GUI keeps the game record itself: game.NNN / log.NNN files are the console's default,
+    and stay on under a protocol only when the user turned them on (`log on` before it)."""
     files = engine.game_files
     if not files.explicit:
         files.enabled = False
+
+
+def uci_session(engine: Engine) -> UciSession:
+    """The UCI session over the console's engine: no game files unless the user asked for them."""
+    without_default_game_files(engine)
+    return UciSession(engine)
+
+
+def xboard_session(engine: Engine) -> XBoardSession:
+    """The XBoard session over the console's engine: game files off unless the user turned them
+    on (`log on` before `xboard`, or option Log); its output goes to log.NNN when they are on."""
+    without_default_game_files(engine)
     session = XBoardSession(engine, LogTee(sys.stdout, lambda: engine.game_files))  # type: ignore[arg-type]
     engine.players = lambda: Players(session.engine_side, False, engine.ics.opponent_name, "?")
     return session

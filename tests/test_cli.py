@@ -216,3 +216,22 @@ def test_force_replaces_the_engines_move_and_remove_takes_back_two() -> None:
     result = run("sd 3", "e4", "force e5", "history", "remove", "history", "quit")
     assert re.search(r"^\s+1\. e4\s+e5\s*$", result.stdout, re.MULTILINE)
     assert result.stdout.count("White    Black") == 2
+
+
+@pytest.mark.parametrize("start", [["--uci"], []])
+def test_uci_writes_no_game_files_unless_asked(tmp_path, start: list[str]) -> None:
+    """A UCI GUI keeps the game itself: neither `ponderosa --uci` nor the console's `uci`
+    command leaves game.NNN / log.NNN files in the working directory; `log on` first does."""
+    if PROGRAM is None:
+        pytest.fail("the `ponderosa` program is not installed on PATH")
+    session = "position startpos moves e2e4 e7e5\ngo depth 3\nisready\nquit\n"
+    if not start:
+        session = "uci\n" + session
+    result = subprocess.run([PROGRAM, *start], input=session, capture_output=True, text=True,
+                            timeout=60, cwd=tmp_path)
+    assert "bestmove" in result.stdout, result.stdout + result.stderr
+    assert not sorted(tmp_path.glob("game.*")) and not sorted(tmp_path.glob("log.*"))
+    logged = subprocess.run([PROGRAM], input="log on\nuci\n" + session, capture_output=True, text=True,
+                            timeout=60, cwd=tmp_path)
+    assert "bestmove" in logged.stdout, logged.stdout + logged.stderr
+    assert "1. e4 e5" in (tmp_path / "game.001").read_text()
