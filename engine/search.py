@@ -31,6 +31,7 @@ class SearchLimits:
     nodes: int | None = None
     soft_seconds: float | None = None
     hard_seconds: float | None = None
+    mate: int | None = None    # UCI `go mate N`: stop once a mate in at most N moves is proven
 
     @property
     def open_ended(self) -> bool:
@@ -304,6 +305,8 @@ class Searcher:
             if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \
                     and (self._soft_deadline_ns or limits.nodes is not None):
                 break  # a proven mate will not change with more depth
+            if limits.mate is not None and mate is not None and 0 < mate <= limits.mate:
+                break  # `go mate N` found what it was asked for
             if should_continue is not None and not should_continue(depth, result.best_move or ""):
                 break
         return result

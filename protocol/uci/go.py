@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ponderosa.protocol.uci.session import ActiveSearch, UciSession
 
 MAX_MATE_MOVES = 50          # `go mate N` searches 2N plies; more than this is no mate search
+MATE_DEPTH_MARGIN = 4        # ...and this many more: pruning can hide a mate at exactly 2N plies
 MAX_NODES = 1 << 62          # a node limit the core's 64-bit counter can hold
 GO_NUMBERS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime")
 
@@ -87,21 +88,23 @@ def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool) -> Sea
     """The limits of a `go` search of this kind (think, ponder or infinite)."""
     numbers = go.numbers
     depth = min(numbers.get("depth") or 0, MAX_DEPTH) or None
+    mate = None
     if "mate" in numbers and numbers["mate"] > 0:
-        mate_depth = 2 * min(numbers["mate"], MAX_MATE_MOVES)
+        mate = min(numbers["mate"], MAX_MATE_MOVES)
+        mate_depth = 2 * mate + MATE_DEPTH_MARGIN
         depth = min(depth, mate_depth) if depth else mate_depth
     nodes = min(numbers.get("nodes") or 0, MAX_NODES) or None   # the core counts in 64 bits
     if kind == "infinite":
         return SearchLimits()
     if kind == "ponder":
-        return SearchLimits(depth=depth, nodes=nodes)   # open-ended until ponderhit or stop
+        return SearchLimits(depth=depth, nodes=nodes, mate=mate)   # open-ended until ponderhit or stop
     budget = move_budget(go, white, pondering)
     if budget is None:
         if depth is not None or nodes is not None:
-            return SearchLimits(depth=depth, nodes=nodes)
+            return SearchLimits(depth=depth, nodes=nodes, mate=mate)
         budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE)   # a bare `go`: the engine's default
     soft, hard = deadline_seconds(budget.soft_seconds), deadline_seconds(budget.hard_seconds)
-    return SearchLimits(depth=depth, nodes=nodes, soft_seconds=min(soft, hard), hard_seconds=hard)
+    return SearchLimits(depth=depth, nodes=nodes, soft_seconds=min(soft, hard), hard_seconds=hard, mate=mate)
 
 
 # -- commands ---------------------------------------------------------------------
