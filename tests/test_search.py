@@ -212,13 +212,12 @@ def test_bench_signature() -> None:
     assert result.nodes == BENCH_SIGNATURE
 
 
-def test_a_mate_search_stops_once_the_mate_is_proven() -> None:
+def test_a_mate_search_stops_once_the_mate_is_proven(engine: Engine) -> None:
     """UCI `go mate N`: the search ends at the first iteration that proves a mate in at most N
     moves, not at its depth cap; a mate that is too long does not end it."""
-    engine = Engine()
+    engine.new_game()
     engine.set_position("k7/8/2K5/8/8/8/8/7R w - - 0 1")   # 1.Kb6 (or Kc7) and the rook mates
     result = engine.think(SearchLimits(depth=30, mate=2))
     assert mate_distance(result.score) == 2 and result.depth < 30
-    engine.set_position("k7/8/2K5/8/8/8/8/7R w - - 0 1")
     result = engine.think(SearchLimits(depth=12, mate=1))
     assert mate_distance(result.score) == 2 and result.depth == 12
