@@ -379,6 +379,17 @@ cdef bint nnue_state_ready(EvalState* ev) noexcept nogil:
     return ev.accumulators != NULL and ev.refresh_cache != NULL
 
 
+cdef void prepare_evaluation(Position* pos, EvalState* ev) noexcept nogil:
+    """Bring the network's accumulator of this position up to date without evaluating it: for a
+    node that searches its moves but took its static evaluation from the table (or is in
+    check). Its children then evaluate by one incremental step from it; otherwise they find no
+    computed ancestor and refresh, which costs a column per differing piece. The scores are the
+    same either way (the sums are exact); nothing to do for the hand-written evaluation."""
+    cdef NNUENetwork* net = NNUE_NET
+    if net != NULL and nnue_state_ready(ev):
+        nnue_update(net, pos, ev.accumulators, ev.refresh_cache)
+
+
 cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     """Centipawns from the side to move's point of view (negamax convention). The search meets
     the same position many times (transpositions, the quiescence search after a null window):

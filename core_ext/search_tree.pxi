@@ -34,6 +34,8 @@ cdef int HISTORY_PRUNE_MARGIN = 3000   # a quiet move this far below zero per pl
 cdef int HISTORY_PER_PLY = 12288       # statistics that change a reduction by a ply
 cdef int SINGULAR_DEPTH = 8            # least depth (plies) of a singular-extension test
 cdef int SCORE_BAD_CAPTURE = -(1 << 27)
+cdef int SCORE_SENTINEL = -2147483647 - 1   # below every score (INT_MIN); after the last one (score_moves)
+cdef int SCORE_SENTINELS = 3
 
 cdef int LMR_TABLE[64][64]          # reduction in plies by depth and move number
 cdef int PRUNING_DEPTH = 8              # late-move and futility pruning up to this many plies from the leaves
@@ -101,7 +103,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef int n, i, score, best_score, stand_pat, raw_eval = EVAL_NONE, bound
-    cdef bint checked, pv_node = beta - alpha > 1
+    cdef bint checked, pv_node = beta - alpha > 1, evaluated = False
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
     cdef TTEntry tt_copy   # the table is shared: entries are read as private copies
@@ -133,12 +135,15 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
             raw_eval = tte.static_eval
         else:
             raw_eval = evaluate(pos, s.ev)
+            evaluated = True
         stand_pat = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
             alpha = stand_pat
         best_score = stand_pat
+    if not evaluated:
+        prepare_evaluation(pos, s.ev)   # for the children: this node did not evaluate
     n = generate_noisy(pos, moves)
     if n == 0:
         return -MATE + ply if checked else best_score
@@ -214,7 +219,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
-    cdef bint skip_quiets = False
+    cdef bint skip_quiets = False, evaluated = False
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
     cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
@@ -279,6 +284,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             raw_eval = tte.static_eval
         else:
             raw_eval = evaluate(pos, s.ev)
+            evaluated = True
         static_eval = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
         improving = ply >= 2 and static_eval > s.static_evals[ply - 2]
     s.static_evals[ply] = static_eval
@@ -329,6 +335,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         if tte is not NULL:
             hash_move = tte.move
 
+    if not evaluated:
+        prepare_evaluation(pos, s.ev)   # for the children: this node did not evaluate
     n = generate_legal(pos, moves)
     if n == 0:
         return -MATE + ply if checked else draw_value(s)
