@@ -189,8 +189,12 @@ cdef class Board:
             self.pos.states[self.pos.ply].halfmove = self.pos.states[self.pos.ply - 1].halfmove + 1
 
     def gives_check(self, uci: str) -> bool:
-        """Whether the legal move given in UCI notation would check, told without making it."""
-        return gives_check(self.pos, self.find_move(uci.strip().lower()))
+        """Whether the legal move given in UCI notation would check, told without making it (the
+        search's way: from the position's CheckInfo)."""
+        cdef CheckInfo check_info
+        cdef Move m = self.find_move(uci.strip().lower())
+        init_check_info(self.pos, &check_info)
+        return gives_check_by(self.pos, m, &check_info)
 
     def pop(self) -> str:
         """Take back the last move; returns it in UCI notation."""

@@ -256,6 +256,48 @@ cdef inline bint gives_check(Position* pos, Move m) noexcept nogil:
         return True
     return (rook_attacks(ksq, occ) & (pos.pieces[us][ROOK] | pos.pieces[us][QUEEN]) & ours) != 0
 
+cdef struct CheckInfo:           # what decides, for every move of one position, whether it gives check
+    Bitboard squares[8]          # by piece type: where a piece of the side to move attacks the enemy king
+    Bitboard discoverers         # the side to move's pieces that alone block one of its sliders' lines to that king
+    int ksq                      # the enemy king's square
+
+cdef inline void init_check_info(Position* pos, CheckInfo* ci) noexcept nogil:
+    """Fill ci for pos: two slider lookups and the discovered-check blockers, once per node
+    instead of at every gives_check."""
+    cdef int us = pos.side, them = us ^ 1
+    cdef int ksq = king_square(pos, them)
+    cdef Bitboard occ = occupied(pos), blockers
+    cdef Bitboard snipers = ((ROOK_PSEUDO[ksq] & (pos.pieces[us][ROOK] | pos.pieces[us][QUEEN]))
+                             | (BISHOP_PSEUDO[ksq] & (pos.pieces[us][BISHOP] | pos.pieces[us][QUEEN])))
+    ci.ksq = ksq
+    ci.squares[0] = 0
+    ci.squares[PAWN] = PAWN_ATTACKS[them][ksq]   # a pawn of ours there attacks ksq
+    ci.squares[KNIGHT] = KNIGHT_ATTACKS[ksq]
+    ci.squares[BISHOP] = bishop_attacks(ksq, occ)
+    ci.squares[ROOK] = rook_attacks(ksq, occ)
+    ci.squares[QUEEN] = ci.squares[BISHOP] | ci.squares[ROOK]
+    ci.squares[KING] = 0
+    ci.squares[7] = 0
+    ci.discoverers = 0
+    while snipers:
+        blockers = BETWEEN[ksq][lsb(snipers)] & occ
+        if blockers and not more_than_one(blockers) and (blockers & pos.pieces[us][0]):
+            ci.discoverers |= blockers
+        snipers &= snipers - 1
+
+cdef inline bint gives_check_by(Position* pos, Move m, CheckInfo* ci) noexcept nogil:
+    """gives_check(pos, m) from pos's CheckInfo. The squares were computed with the moving piece
+    still on its square; that matters only if it stood between its destination and the king on
+    a line it moves along, and then it would already be giving check, which the side to move
+    never does. Castling, en passant and promotions take the full test."""
+    cdef int frm = move_from(m), to = move_to(m), flag = move_flag(m)
+    if flag == FLAG_CASTLE or flag == FLAG_EN_PASSANT or flag >= FLAG_PROMO_KNIGHT:
+        return gives_check(pos, m)
+    if ci.squares[pos.board[frm] & 7] & square_bb(to):
+        return True
+    # Discovered: a blocker that leaves its line (a capture of the slider itself stays on it).
+    return (ci.discoverers & square_bb(frm)) != 0 and (LINE[ci.ksq][frm] & square_bb(to)) == 0
+
 # ---------------------------------------------------------------- moves, perft, exchanges
 # movegen_legal.pxi, perft_count.pxi, see_exchange.pxi
 

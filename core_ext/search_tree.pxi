@@ -219,7 +219,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
-    cdef bint skip_quiets = False, evaluated = False
+    cdef bint skip_quiets = False, evaluated = False, check_info_ready = False
+    cdef CheckInfo check_info   # filled at the first move that needs it
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
     cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
@@ -376,7 +377,10 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         # that lose material by exchange, and losing captures. Moves that give check are kept.
         if not pv_node and not checked and searched > 0 and best_score > -MATE_BOUND:
             if quiet and plies <= PRUNING_DEPTH and scores[i] < SCORE_COUNTER:
-                if not gives_check(pos, m):
+                if not check_info_ready:
+                    init_check_info(pos, &check_info)
+                    check_info_ready = True
+                if not gives_check_by(pos, m, &check_info):
                     if skip_quiets or searched >= LATE_MOVE_COUNT[improving][plies] \
                             or static_eval + FUTILITY_MARGIN[plies] <= alpha:
                         skip_quiets = True
@@ -389,10 +393,13 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 continue
 
         prefetch_child(s, m)
+        if not check_info_ready:
+            init_check_info(pos, &check_info)
+            check_info_ready = True
+        move_checks = gives_check_by(pos, m, &check_info)   # before the move: cheaper than in_check after it
         s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
         do_move(pos, m)
         tt_prefetch(s.tt, pos.states[pos.ply].key)
-        move_checks = in_check(pos)
 
         s.in_check[ply + 1] = move_checks
         ext = extension_for(s, m, move_checks, checked and n == 1, mate_threat, moved_type, victim_type)
