@@ -298,6 +298,11 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         if plies <= 8 and static_eval - 85 * (plies - improving) >= beta and beta > -MATE_BOUND \
                 and beta < MATE_BOUND:
             return static_eval
+    if not evaluated:
+        # For the children (the null move's too): this node did not evaluate.
+        prepare_evaluation(pos, s.ev)
+    if not pv_node and not checked and not excluded:
+        plies = depth // ONE_PLY
         # Null move, never with only pawns left (zugzwang) and verified at high depth.
         # (not when the table already says this node fails low: the null move would too)
         if null_ok and plies >= 2 and static_eval >= beta and has_non_pawn_material(pos, pos.side) \
@@ -336,8 +341,6 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         if tte is not NULL:
             hash_move = tte.move
 
-    if not evaluated:
-        prepare_evaluation(pos, s.ev)   # for the children: this node did not evaluate
     n = generate_legal(pos, moves)
     if n == 0:
         return -MATE + ply if checked else draw_value(s)
