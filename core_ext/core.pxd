@@ -113,6 +113,20 @@ cdef inline Bitboard bishop_attacks(int sq, Bitboard occ) noexcept nogil:
 cdef inline Bitboard queen_attacks(int sq, Bitboard occ) noexcept nogil:
     return rook_attacks(sq, occ) | bishop_attacks(sq, occ)
 
+# The attack tables are large (the rooks' most of a megabyte) and a lookup often misses the
+# caches: where no slider of the kind asked about stands on sq's lines, the answer is known empty.
+cdef inline Bitboard rook_attackers(int sq, Bitboard occ, Bitboard sliders) noexcept nogil:
+    """rook_attacks(sq, occ) & sliders, without the table when no slider is on sq's rank or file."""
+    if not (ROOK_PSEUDO[sq] & sliders):
+        return 0
+    return rook_attacks(sq, occ) & sliders
+
+cdef inline Bitboard bishop_attackers(int sq, Bitboard occ, Bitboard sliders) noexcept nogil:
+    """bishop_attacks(sq, occ) & sliders, without the table when no slider is on sq's diagonals."""
+    if not (BISHOP_PSEUDO[sq] & sliders):
+        return 0
+    return bishop_attacks(sq, occ) & sliders
+
 cdef inline int move_from(Move m) noexcept nogil:
     return m & 63
 
@@ -208,16 +222,16 @@ cdef inline Bitboard attackers_to(Position* pos, int sq, Bitboard occ) noexcept 
             | (PAWN_ATTACKS[0][sq] & pos.pieces[1][PAWN])
             | (KNIGHT_ATTACKS[sq] & (pos.pieces[0][KNIGHT] | pos.pieces[1][KNIGHT]))
             | (KING_ATTACKS[sq] & (pos.pieces[0][KING] | pos.pieces[1][KING]))
-            | (rook_attacks(sq, occ) & rq)
-            | (bishop_attacks(sq, occ) & bq))
+            | rook_attackers(sq, occ, rq)
+            | bishop_attackers(sq, occ, bq))
 
 cdef inline bint square_attacked(Position* pos, int sq, int by, Bitboard occ) noexcept nogil:
     """Whether colour `by` attacks sq, with occ as the blockers."""
     return ((PAWN_ATTACKS[by ^ 1][sq] & pos.pieces[by][PAWN])
             or (KNIGHT_ATTACKS[sq] & pos.pieces[by][KNIGHT])
             or (KING_ATTACKS[sq] & pos.pieces[by][KING])
-            or (bishop_attacks(sq, occ) & (pos.pieces[by][BISHOP] | pos.pieces[by][QUEEN]))
-            or (rook_attacks(sq, occ) & (pos.pieces[by][ROOK] | pos.pieces[by][QUEEN])))
+            or bishop_attackers(sq, occ, pos.pieces[by][BISHOP] | pos.pieces[by][QUEEN])
+            or rook_attackers(sq, occ, pos.pieces[by][ROOK] | pos.pieces[by][QUEEN]))
 
 cdef inline bint in_check(Position* pos) noexcept nogil:
     return square_attacked(pos, king_square(pos, pos.side), pos.side ^ 1, occupied(pos))
@@ -252,9 +266,9 @@ cdef inline bint gives_check(Position* pos, Move m) noexcept nogil:
     # Discovered: one of our other sliders now sees the king (a captured piece is no blocker,
     # and it is not ours, so it need not be taken out of our pieces).
     ours = ~square_bb(frm)
-    if bishop_attacks(ksq, occ) & (pos.pieces[us][BISHOP] | pos.pieces[us][QUEEN]) & ours:
+    if bishop_attackers(ksq, occ, (pos.pieces[us][BISHOP] | pos.pieces[us][QUEEN]) & ours):
         return True
-    return (rook_attacks(ksq, occ) & (pos.pieces[us][ROOK] | pos.pieces[us][QUEEN]) & ours) != 0
+    return rook_attackers(ksq, occ, (pos.pieces[us][ROOK] | pos.pieces[us][QUEEN]) & ours) != 0
 
 cdef struct CheckInfo:           # what decides, for every move of one position, whether it gives check
     Bitboard squares[8]          # by piece type: where a piece of the side to move attacks the enemy king
@@ -273,8 +287,9 @@ cdef inline void init_check_info(Position* pos, CheckInfo* ci) noexcept nogil:
     ci.squares[0] = 0
     ci.squares[PAWN] = PAWN_ATTACKS[them][ksq]   # a pawn of ours there attacks ksq
     ci.squares[KNIGHT] = KNIGHT_ATTACKS[ksq]
-    ci.squares[BISHOP] = bishop_attacks(ksq, occ)
-    ci.squares[ROOK] = rook_attacks(ksq, occ)
+    # (only a bishop or queen of ours can use the diagonal squares, a rook or queen the others)
+    ci.squares[BISHOP] = bishop_attacks(ksq, occ) if pos.pieces[us][BISHOP] | pos.pieces[us][QUEEN] else 0
+    ci.squares[ROOK] = rook_attacks(ksq, occ) if pos.pieces[us][ROOK] | pos.pieces[us][QUEEN] else 0
     ci.squares[QUEEN] = ci.squares[BISHOP] | ci.squares[ROOK]
     ci.squares[KING] = 0
     ci.squares[7] = 0

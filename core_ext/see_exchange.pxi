@@ -47,8 +47,15 @@ cdef int see(Position* pos, Move m) noexcept nogil:
         if (-gain[d - 1] if -gain[d - 1] > gain[d] else gain[d]) < 0:
             break
         occ ^= square_bb(lsb(candidates))
-        # Sliders behind the piece that just took join in (x-rays).
-        attackers |= (bishop_attacks(to, occ) & bishops_queens) | (rook_attacks(to, occ) & rooks_queens)
+        # Sliders behind the piece that just took join in (x-rays), along the line it stood on:
+        # a pawn or bishop took along a diagonal, a rook along a rank or file, a knight along
+        # neither; a queen or king along either.
+        if piece_type == PAWN or piece_type == BISHOP:
+            attackers |= bishop_attackers(to, occ, bishops_queens)
+        elif piece_type == ROOK:
+            attackers |= rook_attackers(to, occ, rooks_queens)
+        elif piece_type != KNIGHT:
+            attackers |= bishop_attackers(to, occ, bishops_queens) | rook_attackers(to, occ, rooks_queens)
         attackers &= occ
         on_square = piece_type
         side ^= 1
