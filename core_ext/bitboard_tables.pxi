@@ -1,10 +1,10 @@
 # Included by core.pyx, the core's one C unit (this was bitboard.pyx, a module of its own):
-# Attack tables: leapers, magic-bitboard sliders, and square-pair lines.
+# Attack tables: leapers, magic bitboards for the bishop, rank and file tables for the rook
+# (core.pxd), and square-pair lines.
 #
 # Everything is computed once at import, from the magic multipliers written out below (a seeded
 # search found them, and finds a new one if a written one ever does not fit).
 
-cdef Bitboard ROOK_TABLE[102400]
 cdef Bitboard BISHOP_TABLE[5248]
 
 cdef int ROOK_DIRS[4][2]
@@ -66,26 +66,7 @@ cdef int epoch_of[4096]
 # The multipliers the seeded search below finds, written out so that start-up does not search
 # (it took 30 ms of the engine's start); each is still checked as its slice is filled, and a
 # square whose number does not fit its table is searched for as before.
-cdef uint64_t ROOK_MAGIC_NUMBERS[64]
 cdef uint64_t BISHOP_MAGIC_NUMBERS[64]
-ROOK_MAGIC_NUMBERS[:] = [
-    0x0A80004000801220ULL, 0x8040004010002008ULL, 0x2080200010008008ULL, 0x1100100008210004ULL,
-    0xC200209084020008ULL, 0x2100010004000208ULL, 0x0400081000822421ULL, 0x0200010422048844ULL,
-    0x0800800080400024ULL, 0x0001402000401000ULL, 0x3000801000802001ULL, 0x4400800800100083ULL,
-    0x0904802402480080ULL, 0x4040800400020080ULL, 0x0018808042000100ULL, 0x4040800080004100ULL,
-    0x0040048001458024ULL, 0x00A0004000205000ULL, 0x3100808010002000ULL, 0x4825010010000820ULL,
-    0x5004808008000401ULL, 0x2024818004000A00ULL, 0x0005808002000100ULL, 0x2100060004806104ULL,
-    0x0080400880008421ULL, 0x4062220600410280ULL, 0x010A004A00108022ULL, 0x0000100080080080ULL,
-    0x0021000500080010ULL, 0x0044000202001008ULL, 0x0000100400080102ULL, 0xC020128200040545ULL,
-    0x0080002000400040ULL, 0x0000804000802004ULL, 0x0000120022004080ULL, 0x010A386103001001ULL,
-    0x9010080080800400ULL, 0x8440020080800400ULL, 0x0004228824001001ULL, 0x000000490A000084ULL,
-    0x0080002000504000ULL, 0x200020005000C000ULL, 0x0012088020420010ULL, 0x0010010080080800ULL,
-    0x0085001008010004ULL, 0x0002000204008080ULL, 0x0040413002040008ULL, 0x0000304081020004ULL,
-    0x0080204000800080ULL, 0x3008804000290100ULL, 0x1010100080200080ULL, 0x2008100208028080ULL,
-    0x5000850800910100ULL, 0x8402019004680200ULL, 0x0120911028020400ULL, 0x0000008044010200ULL,
-    0x0020850200244012ULL, 0x0020850200244012ULL, 0x0000102001040841ULL, 0x140900040A100021ULL,
-    0x000200282410A102ULL, 0x000200282410A102ULL, 0x000200282410A102ULL, 0x4048240043802106ULL,
-]
 BISHOP_MAGIC_NUMBERS[:] = [
     0x40106000A1160020ULL, 0x0020010250810120ULL, 0x2010010220280081ULL, 0x002806004050C040ULL,
     0x0002021018000000ULL, 0x2001112010000400ULL, 0x0881010120218080ULL, 0x1030820110010500ULL,
@@ -218,7 +199,23 @@ cdef void init_lines() noexcept nogil:
                 BETWEEN[a][b] = slide(a, square_bb(b), BISHOP_DIRS) & slide(b, square_bb(a), BISHOP_DIRS)
 
 
+cdef void init_rook_lines() noexcept nogil:
+    """The rook's rank and file tables, by walking rays over every inner occupancy."""
+    cdef int file, rank, inner, i
+    cdef Bitboard occ
+    for file in range(8):
+        for inner in range(64):
+            ROOK_RANK_ATTACKS[file][inner] = <uint8_t>(slide(file, (<Bitboard>inner) << 1, ROOK_DIRS) & RANK_1_BB)
+    for rank in range(8):
+        for inner in range(64):
+            occ = 0
+            for i in range(6):
+                if inner & (1 << i):
+                    occ |= square_bb((i + 1) * 8)
+            ROOK_FILE_ATTACKS[rank][rook_file_index(occ)] = slide(rank * 8, occ, ROOK_DIRS) & FILE_A_BB
+
+
 init_leapers()
 init_lines()
-init_magics(ROOK_MAGICS, ROOK_TABLE, ROOK_DIRS, ROOK_MAGIC_NUMBERS)
+init_rook_lines()
 init_magics(BISHOP_MAGICS, BISHOP_TABLE, BISHOP_DIRS, BISHOP_MAGIC_NUMBERS)
