@@ -11,13 +11,7 @@ cdef inline Bitboard pinned_pieces(Position* pos, int us, int ksq, Bitboard occ)
     cdef int them = us ^ 1
     cdef Bitboard snipers = ((ROOK_PSEUDO[ksq] & (pos.pieces[them][ROOK] | pos.pieces[them][QUEEN]))
                              | (BISHOP_PSEUDO[ksq] & (pos.pieces[them][BISHOP] | pos.pieces[them][QUEEN])))
-    cdef Bitboard pinned = 0, blockers
-    while snipers:
-        blockers = BETWEEN[ksq][lsb(snipers)] & occ
-        if blockers and not more_than_one(blockers) and (blockers & pos.pieces[us][0]):
-            pinned |= blockers
-        snipers &= snipers - 1
-    return pinned
+    return lone_blockers(ksq, snipers, pos.pieces[us][0], occ)
 
 
 cdef inline bint pin_allows(Bitboard pinned, int ksq, int frm, int to) noexcept nogil:

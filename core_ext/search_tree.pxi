@@ -219,8 +219,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
-    cdef bint skip_quiets = False, evaluated = False, check_info_ready = False
-    cdef CheckInfo check_info   # filled at the first move that needs it
+    cdef bint skip_quiets = False, evaluated = False
+    cdef CheckInfo check_info   # whether each move gives check, told before it is made
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
     cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
@@ -364,6 +364,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             return singular_beta
 
     score_moves(s, moves, scores, n, hash_move, ply)
+    init_check_info(pos, &check_info)
     best_score = -INFINITE
 
     for i in range(n):
@@ -380,9 +381,6 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         # that lose material by exchange, and losing captures. Moves that give check are kept.
         if not pv_node and not checked and searched > 0 and best_score > -MATE_BOUND:
             if quiet and plies <= PRUNING_DEPTH and scores[i] < SCORE_COUNTER:
-                if not check_info_ready:
-                    init_check_info(pos, &check_info)
-                    check_info_ready = True
                 if not gives_check_by(pos, m, &check_info):
                     if skip_quiets or searched >= LATE_MOVE_COUNT[improving][plies] \
                             or static_eval + FUTILITY_MARGIN[plies] <= alpha:
@@ -396,9 +394,6 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 continue
 
         prefetch_child(s, m)
-        if not check_info_ready:
-            init_check_info(pos, &check_info)
-            check_info_ready = True
         move_checks = gives_check_by(pos, m, &check_info)   # before the move: cheaper than in_check after it
         s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
         do_move(pos, m)
