@@ -335,6 +335,7 @@ cdef inline bint gives_check_by(Position* pos, Move m, CheckInfo* ci) noexcept n
 
 cdef int generate_legal(Position* pos, Move* moves) noexcept nogil
 cdef int generate_noisy(Position* pos, Move* moves) noexcept nogil
+cdef int count_legal(Position* pos) noexcept nogil            # len(generate_legal), without the list
 cdef uint64_t perft(Position* pos, int depth) noexcept nogil   # leaf nodes of the legal move tree
 
 cdef int SEE_VALUE[7]     # by piece type: 0, P, N, B, R, Q, K

@@ -1,5 +1,6 @@
 # Included by core.pyx, the core's one C unit (this was perft.pyx, a module of its own):
-# Perft with bulk counting: at the last ply the legal moves are counted, not made.
+# Perft with bulk counting: at the last ply the legal moves are counted (count_legal), neither
+# made nor listed.
 
 cdef uint64_t perft(Position* pos, int depth) noexcept nogil:
     cdef Move moves[MAX_MOVES]
@@ -7,9 +8,9 @@ cdef uint64_t perft(Position* pos, int depth) noexcept nogil:
     cdef uint64_t total = 0
     if depth <= 0:
         return 1
-    n = generate_legal(pos, moves)
     if depth == 1:
-        return n
+        return count_legal(pos)
+    n = generate_legal(pos, moves)
     for i in range(n):
         do_move(pos, moves[i])
         total += perft(pos, depth - 1)
