@@ -81,7 +81,8 @@ if len(sys.argv) > 2:   # the shipped network: the same searches evaluated by it
     spec = importlib.util.spec_from_file_location("network_file", sys.argv[2])
     network_file = sys.modules["network_file"] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(network_file)
-    net = network_file.read_network(sys.argv[3])
+    with open(sys.argv[3], 'rb') as stored:   # the shipped file, which the build knows
+        net = network_file.parse_network(stored.read(), sys.argv[3])
     core.nnue_install(net.ft_weights, net.ft_bias, net.out_weights, net.out_bias)
     for fen in positions:
         table.wipe(); evaluator.clear(); search.clear(); search.clear_stop()

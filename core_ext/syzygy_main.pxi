@@ -6,6 +6,7 @@
 
 import os
 import re
+import stat as file_modes
 import time
 
 
@@ -135,9 +136,13 @@ def _name_key(white: str, black: str) -> int:
 
 
 def _check_file(path: str, magic: bytes) -> str | None:
-    """A quick look before the file is ever mapped: size and magic number."""
+    """A quick look before the file is ever mapped: a regular file (a FIFO named like a table
+    would block the open), its size and its magic number."""
     try:
-        size = os.path.getsize(path)
+        info = os.stat(path)
+        if not file_modes.S_ISREG(info.st_mode):
+            return f"{path}: not a regular file; table not used"
+        size = info.st_size
         with open(path, "rb") as handle:
             head = handle.read(4)
     except OSError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -13,8 +14,9 @@ from typing import TYPE_CHECKING, Callable
 import chess
 
 from ponderosa.core_ext.board import Board
+from ponderosa.engine.input_files import InputFileError, regular_file
 from ponderosa.engine.notation import numbered_san
-from ponderosa.engine.records import ReadGame, RecordError, read_pgn_file, write_atomically
+from ponderosa.engine.records import ReadGame, RecordError, pgn_file_games, write_atomically
 from ponderosa.engine.score_graph import GraphPoint, score_graph_svg
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, mate_distance
 
@@ -81,8 +83,10 @@ def parse_request(args: list[str], html_output: bool) -> AnnotateRequest:
             raise AnnotateError(f"bad N {args[5]!r}: the number of best moves to show, 1 to 10")
         best_count = int(args[5])
     sides = SIDES.get(who.lower()) if who.lower() in SIDES else None
-    if not Path(path).is_file():
-        raise AnnotateError(f"cannot read {path}: no such file")
+    try:
+        regular_file(path, "a PGN file")
+    except InputFileError as error:
+        raise AnnotateError(str(error)) from None
     return AnnotateRequest(Path(path), sides, None if sides else who, first, last, margin, seconds, best_count,
                            html_output)
 
@@ -226,20 +230,33 @@ def _is_worth_a_comment(played: Line, best: Line, white: bool, margin: int) -> b
     return gain >= margin
 
 
+def _games_again(path: Path) -> Iterator[ReadGame]:
+    """The file's games once more (the file may have changed since the first pass)."""
+    try:
+        yield from pgn_file_games(path)
+    except RecordError as error:
+        raise AnnotateError(str(error)) from None
+
+
 def annotate_file(searcher: Searcher, request: AnnotateRequest, progress: Progress | None = None) -> AnnotationReport:
     """Annotate every game of the file and write FILE.can or FILE.html; raises AnnotateError
     when the file cannot be read or a player name is ambiguous."""
+    # Two passes over the file, a game at a time (never the whole file in memory): the first
+    # counts the moves to annotate (the progress bar's total) and finds an ambiguous name before
+    # any search, the second annotates.
     try:
-        games = read_pgn_file(request.path)
+        total = sum(len(_chosen_plies(game, _sides_for(game, request), request))
+                    for game in pgn_file_games(request.path))
     except RecordError as error:
         raise AnnotateError(str(error)) from None
-    plans = [(game, _chosen_plies(game, _sides_for(game, request), request)) for game in games]
-    total = sum(len(plies) for _, plies in plans)
     started = time.monotonic()
     done = comments = 0
     annotated: list[AnnotatedGame] = []
-    problems = [game.problem for game in games if game.problem]
-    for game, plies in plans:
+    problems: list[str] = []
+    for game in _games_again(request.path):
+        plies = _chosen_plies(game, _sides_for(game, request), request)
+        if game.problem:
+            problems.append(game.problem)
         entry = AnnotatedGame(game.number, game.tags, game.start_fen, game.moves, problem=game.problem)
         board = chess.Board(game.start_fen)
         chosen = set(plies)

@@ -96,6 +96,7 @@ class BenchResult:
     depth: int
     nodes: int
     seconds: float
+    threads: int = 1   # the threads that searched (what the report says is what ran)
 
     @property
     def nodes_per_second(self) -> float:
@@ -138,8 +139,14 @@ def run_bench(engine: Engine, depth: int = BENCH_DEPTH,
               on_position: Callable[[int, str, SearchResult], None] | None = None,
               threads: int = 1) -> BenchResult:
     """Search the bench positions to a fixed depth from cleared tables: same nodes every run
-    with one thread (the signature); with more, the threads' race makes the count vary."""
+    with one thread (the signature); with more, the threads' race makes the count vary. Threads
+    beyond the engine's own are started for the bench and ended after it (ResourceError if the
+    machine will not start them); smpmax may leave fewer searching, and the result says so."""
     saved = engine.board
+    own_threads = engine.helpers.threads
+    if threads > own_threads:
+        engine.settings.set_threads(threads)
+    used = engine.helpers.searching(threads)
     nodes, seconds = 0, 0.0
     try:
         for index, fen in enumerate(BENCH_POSITIONS):
@@ -155,7 +162,9 @@ def run_bench(engine: Engine, depth: int = BENCH_DEPTH,
                 on_position(index, fen, result)
     finally:
         engine.board = saved
-    return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds)
+        if engine.helpers.threads != own_threads:
+            engine.settings.set_threads(own_threads)
+    return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds, used)
 
 
 def run_suite(engine: Engine, path: str, early_exit: int | None = None,

@@ -3,7 +3,7 @@ while it runs. The rule for every front end: such a change waits for the search'
 included, and is applied before anything else searches (SearchSettings.apply_pending_settings, engine/settings.py)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -25,3 +25,4 @@ class AppliedSettings:
     threads: bool = False                        # the thread count changed (Engine.threads)
     tablebase_messages: list[str] | None = None    # the tables changed: problems of the old ones, then the new
     evaluation_messages: list[str] | None = None   # the network changed: what could not be used
+    resource_messages: list[str] = field(default_factory=list)   # memory or threads not had: the old kept

@@ -9,10 +9,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO, cast
 
 import chess
 
+from ponderosa.engine.input_files import InputFileError, open_lines, read_text
 from ponderosa.engine.write_errors import WriteErrors, append_whole
 
 if TYPE_CHECKING:   # chess.pgn (and asyncio under it) loads when a game is first written or read
@@ -204,9 +205,14 @@ def read_games(stream: TextIO, source: str, limit: int | None = None) -> Iterato
     import chess.pgn
     builder = _quiet_builder()
     number = 0
+    start_game = getattr(stream, "start_game", None)   # BoundedLines: each game's size is bounded
     while limit is None or number < limit:
         try:
+            if start_game is not None:
+                start_game()
             game = chess.pgn.read_game(stream, Visitor=builder)
+        except InputFileError as error:
+            raise RecordError(str(error)) from None
         except (ValueError, UnicodeDecodeError) as error:
             raise RecordError(f"{source}: cannot read game {number + 1}: {error}") from None
         if game is None:
@@ -217,16 +223,55 @@ def read_games(stream: TextIO, source: str, limit: int | None = None) -> Iterato
                        _describe_problem(game, number, source), game)
 
 
-def read_pgn_file(path: str | Path, limit: int | None = None) -> list[ReadGame]:
-    """The games of a PGN file; RecordError names the file when it cannot be read."""
+def pgn_file_games(path: str | Path, limit: int | None = None) -> Iterator[ReadGame]:
+    """The games of a PGN file, read one at a time (never the whole file at once); RecordError
+    names the file when it cannot be read, holds no game, or is not PGN."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            games = list(read_games(stream, str(path), limit))
+        stream = open_lines(path, "a PGN file")
+    except InputFileError as error:
+        raise RecordError(str(error)) from None
+    found = False
+    try:
+        for game in read_games(cast(TextIO, stream), str(path), limit):   # read_game needs only readline
+            found = True
+            yield game
     except OSError as error:
-        raise RecordError(f"cannot read {path}: {error.strerror or error}") from None
-    if not games:
+        raise RecordError(f"{path}: cannot be read: {error.strerror or error}") from None
+    finally:
+        stream.close()
+    if not found:
         raise RecordError(f"{path}: no game found")
-    return games
+
+
+def read_pgn_file(path: str | Path, limit: int | None = None) -> list[ReadGame]:
+    """The games of a PGN file (a few: pgn_file_games streams many); RecordError names the file
+    when it cannot be read."""
+    return list(pgn_file_games(path, limit))
+
+
+def first_game_text(path: str | Path) -> str:
+    """The text of the first game of a PGN file (its tags and moves), read line by line up to the
+    next game's tags: `read FILE` and `reada FILE` take one game from files of any size."""
+    try:
+        stream = open_lines(path, "a PGN file")
+    except InputFileError as error:
+        raise RecordError(str(error)) from None
+    lines: list[str] = []
+    in_moves = False
+    try:
+        with stream:
+            for line in stream:
+                stripped = line.strip()
+                if stripped.startswith("[") and in_moves:
+                    break   # the second game's tags
+                if stripped and not stripped.startswith("[") and not stripped.startswith("%"):
+                    in_moves = True
+                lines.append(line)
+    except InputFileError as error:
+        raise RecordError(str(error)) from None
+    except OSError as error:
+        raise RecordError(f"{path}: cannot be read: {error.strerror or error}") from None
+    return "".join(lines)
 
 
 def read_pgn_text(text: str, source: str, start_fen: str | None = None) -> ReadGame:
@@ -252,9 +297,9 @@ def read_pgn_text(text: str, source: str, start_fen: str | None = None) -> ReadG
 def read_fen_line(path: str | Path) -> str:
     """The FEN that `savepos` wrote (the first non-empty line of the file)."""
     try:
-        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as error:
-        raise RecordError(f"cannot read {path}: {error.strerror or error}") from None
+        lines = read_text(path, "a position file").splitlines()
+    except InputFileError as error:
+        raise RecordError(str(error)) from None
     for line in lines:
         if line.strip():
             return line.strip()

@@ -16,6 +16,16 @@ from ponderosa.engine.worker import HelperPool
 
 T = TypeVar("T")
 DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
+MEGABYTE = 1 << 20
+
+
+class ResourceError(ValueError):
+    """Memory or threads the machine would not give; what the engine had is kept, and the message
+    (one line) says what was asked for and what is kept."""
+
+
+def _megabytes(size_bytes: int) -> str:
+    return f"{size_bytes // MEGABYTE} MB" if size_bytes >= MEGABYTE else f"{size_bytes} bytes"
 
 
 class SearchSettings:
@@ -37,7 +47,8 @@ class SearchSettings:
 
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns its size in bytes (the old one while the
-        change waits for a running search's end)."""
+        change waits for a running search's end). ResourceError when the memory cannot be had:
+        the old table is kept."""
         if self._searching():
             self.pending.hash_bytes = size_bytes
         else:
@@ -46,7 +57,8 @@ class SearchSettings:
         return self.tt.size
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
-        """Size the pawn hash tables (the main thread's and every helper's); during a search, at its end."""
+        """Size the pawn hash tables (the main thread's and every helper's); during a search, at its
+        end. ResourceError when the memory cannot be had: the old tables are kept."""
         if self._searching():
             self.pending.pawn_hash_bytes = size_bytes
         else:
@@ -62,7 +74,7 @@ class SearchSettings:
             self.pending.threads = threads
             return False
         self.pending.threads = None
-        self.helpers.resize(threads)
+        self._resize_threads(threads)
         return True
 
     def set_tablebase_path(self, path: str) -> list[str] | None:
@@ -122,12 +134,14 @@ class SearchSettings:
     def _apply_pending(self) -> None:
         """The waiting changes, in order: tables first, then threads, then the tablebases."""
         pending, self.pending = self.pending, PendingSettings()
-        if pending.hash_bytes is not None:
-            self._resize_hash(pending.hash_bytes)
-        if pending.pawn_hash_bytes is not None:
-            self._resize_pawn_hash(pending.pawn_hash_bytes)
+        for size, resize in ((pending.hash_bytes, self._resize_hash), (pending.pawn_hash_bytes, self._resize_pawn_hash),
+                             (pending.threads, self._resize_threads)):
+            if size is not None:
+                try:
+                    resize(size)
+                except ResourceError as error:   # said by the front end; the old table or threads are kept
+                    self._applied.resource_messages.append(str(error))
         if pending.threads is not None:
-            self.helpers.resize(pending.threads)
             self._applied.threads = True
         if pending.tablebase_cache_bytes is not None:
             self.tablebases.set_cache(pending.tablebase_cache_bytes)
@@ -141,9 +155,32 @@ class SearchSettings:
     def _resize_hash(self, size_bytes: int) -> None:
         self._before_table_change()   # the start-up prefault must not touch the old table after resize unmaps it
         self.searcher.park_helpers()   # nor may a helper still stopping
-        self.tt.resize(size_bytes)
+        try:
+            self.tt.resize(size_bytes)   # maps the new table before it lets the old one go
+        except MemoryError:
+            raise ResourceError(f"cannot allocate a hash table of {_megabytes(size_bytes)}; "
+                                f"keeping the {_megabytes(self.tt.size)} table") from None
 
     def _resize_pawn_hash(self, size_bytes: int) -> None:
-        self.evaluator.set_pawn_hash(size_bytes)   # the tables are freed and allocated again
-        self.helpers.set_pawn_hash(size_bytes)
+        old = self.pawn_hash_bytes
+        try:
+            self.evaluator.set_pawn_hash(size_bytes)   # each table is allocated anew, the old one kept on failure
+            self.helpers.set_pawn_hash(size_bytes)
+        except MemoryError:
+            self.evaluator.set_pawn_hash(old)          # all alike again, at the size they had
+            self.helpers.set_pawn_hash(old)
+            raise ResourceError(f"cannot allocate a pawn hash of {_megabytes(size_bytes)}; "
+                                f"keeping the {_megabytes(old)} one") from None
         self.pawn_hash_bytes = size_bytes
+
+    def _resize_threads(self, threads: int) -> None:
+        old = self.helpers.threads
+        try:
+            self.helpers.resize(threads)
+        except (MemoryError, RuntimeError):   # RuntimeError: "can't start new thread"
+            started = self.helpers.threads
+            # Back to the count it had: threads that filled the memory would leave none for the
+            # thread each search starts.
+            self.helpers.resize(min(old, started))
+            raise ResourceError(f"could start only {started} of {threads} search threads; "
+                                f"keeping {self.helpers.threads}") from None

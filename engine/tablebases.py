@@ -5,10 +5,13 @@ this module decides, with a tablebase position on the board, which root moves th
 choose from, and whether the search probes at all (swindle mode)."""
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 
 from ponderosa.core_ext import syzygy
 from ponderosa.core_ext.board import Board
+from ponderosa.engine.input_files import InputFileError, folder
 from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH
 
 DEFAULT_CACHE_BYTES = 4 << 20
@@ -69,7 +72,14 @@ class Tablebases:
         about folders and files that could not be used. The caller stops any search first."""
         self.path = path.strip()
         self._reported.clear()
-        return syzygy.set_paths(self.path)
+        usable, messages = [], []
+        for name in re.split(r"[;" + re.escape(os.pathsep) + "]", self.path):
+            if name.strip():
+                try:   # the input door: a folder, or a clear line why not
+                    usable.append(str(folder(os.path.expanduser(name.strip()))))
+                except InputFileError as error:
+                    messages.append(str(error))
+        return messages + syzygy.set_paths(os.pathsep.join(usable))
 
     @property
     def largest(self) -> int:

@@ -1,7 +1,8 @@
 """Test suites: EPD files with bm/am, and Crafty's title/setboard/solution/end format."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Union
@@ -9,6 +10,7 @@ from typing import Union
 import chess
 
 from ponderosa.engine.fen import FenError, validate_fen
+from ponderosa.engine.input_files import MAX_SUITE_BYTES, InputFileError, open_lines
 
 # What python-chess's Board.from_epd gives for one operation.
 EpdOperand = Union[None, str, int, float, chess.Move, list[chess.Move]]
@@ -65,15 +67,14 @@ def _read_epd_line(line: str, where: str) -> TestPosition:
     return TestPosition(title, board.fen(), best, avoid)
 
 
-def _read_crafty(lines: list[str], path: Path) -> list[TestPosition]:
+def _read_crafty(lines: Iterable[tuple[int, str]], path: Path) -> list[TestPosition]:
+    """The positions of a Crafty-format suite from its (line number, non-empty line) pairs."""
     positions: list[TestPosition] = []
     title = ""
     current: TestPosition | None = None
-    for number, raw in enumerate(lines, 1):
+    for number, raw in lines:
         where = f"{path}:{number}"
         words = raw.split()
-        if not words:
-            continue
         command, args = words[0].lower(), words[1:]
         if command == "title":
             title = " ".join(args)
@@ -98,15 +99,21 @@ def _read_crafty(lines: list[str], path: Path) -> list[TestPosition]:
 
 
 def read_suite(path: str | Path) -> list[TestPosition]:
-    """Read either format, telling them apart by the first word of the first line."""
+    """Read either format, telling them apart by the first word of the first line. The file is
+    read line by line through the input door (a regular file of at most MAX_SUITE_BYTES)."""
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open_lines(path, "a test suite", MAX_SUITE_BYTES) as stream:
+            lines = (line.rstrip("\n") for line in stream)
+            numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
+            first = next(numbered, None)
+            if first is None:
+                raise SuiteError(f"{path}: the file is empty")
+            rest = itertools.chain([first], numbered)
+            if first[1].split()[0].lower() in ("title", "setboard"):
+                return _read_crafty(rest, path)
+            return [_read_epd_line(line, f"{path}:{n}") for n, line in rest]
+    except InputFileError as error:
+        raise SuiteError(str(error)) from None
     except OSError as error:
-        raise SuiteError(f"cannot read {path}: {error.strerror}") from None
-    first = next((line.split()[0].lower() for line in lines if line.strip()), None)
-    if first is None:
-        raise SuiteError(f"{path}: the file is empty")
-    if first in ("title", "setboard"):
-        return _read_crafty(lines, path)
-    return [_read_epd_line(line, f"{path}:{n}") for n, line in enumerate(lines, 1) if line.strip()]
+        raise SuiteError(f"{path}: cannot be read: {error.strerror or error}") from None

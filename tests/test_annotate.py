@@ -86,7 +86,7 @@ def test_annotate_by_player_name_and_every_move_with_a_negative_margin(engine: E
     (["g.pgn", "wb", "1-999", "0.5", "0"], "bad time"),
     (["g.pgn", "wb", "1-999", "0.5", "1", "99"], "bad N"),
     (["g.pgn", "wb", "1-999"], "usage: annotate FILE"),
-    (["missing.pgn", "wb", "1-999", "0.5", "1"], "cannot read missing.pgn"),
+    (["missing.pgn", "wb", "1-999", "0.5", "1"], "missing.pgn: no such file"),
 ])
 def test_bad_annotate_arguments_are_refused(args: list[str], message: str) -> None:
     Path("g.pgn").write_text("1. e4 e5 *\n")

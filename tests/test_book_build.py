@@ -5,6 +5,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import resource
 from collections import Counter
 from pathlib import Path
@@ -227,9 +228,14 @@ def test_max_moves_means_full_moves(tmp_path: Path) -> None:
 
 
 def test_binary_file_and_garbage_do_not_crash(tmp_path: Path) -> None:
-    binary = tmp_path / "binary.pgn"
+    binary = tmp_path / "binary.pgn"   # NUL bytes: no PGN, said at once (a file of zeros is not read to its end)
     binary.write_bytes(bytes(range(256)) * 64 + b"\n\n\x00\xff[[[ 1. e4 {")
-    report = create_book([str(binary)], str(tmp_path / "binary.book"), max_moves=10, workers=1)
+    with pytest.raises(PgnFileError, match=re.escape(f"{binary}: not a text file (binary data)")):
+        create_book([str(binary)], str(tmp_path / "binary.book"), max_moves=10, workers=1)
+    assert not (tmp_path / "binary.book").exists()
+    garbage = tmp_path / "garbage.pgn"   # text, but no game in it: read, skipped, no book moves
+    garbage.write_bytes(bytes(range(1, 256)) * 64 + b"\n\n\xff[[[ 1. e4 {")
+    report = create_book([str(garbage)], str(tmp_path / "garbage.book"), max_moves=10, workers=1)
     assert report.games_used == 0 and report.moves == 0
     assert sum(report.games_skipped.values()) == report.games_read
     broken = write_text(tmp_path / "broken.pgn", '[Event "x"]\n[Result "1-0"]\n\n1. e4 e5 2. Qxf7 zz 1-0\n\n'

@@ -184,7 +184,7 @@ def test_network_file_round_trip(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", ["missing", "empty", "truncated", "magic", "checksum", "shape", "version"])
-def test_unusable_network_file_is_named_and_falls_back(tmp_path: Path, damage: str, restore_evaluation) -> None:
+def test_unusable_network_file_is_named_and_the_evaluation_kept(tmp_path: Path, damage: str, restore_evaluation) -> None:
     good = network_bytes(reference.quantise(reference.random_network(256, seed=1)))
     path = tmp_path / f"{damage}.nnue"
     if damage == "empty":
@@ -204,10 +204,13 @@ def test_unusable_network_file_is_named_and_falls_back(tmp_path: Path, damage: s
     choice = EvaluationChoice()
     assert choice.set_file(str(working)) == [] and nnue_active()
     messages = choice.set_file(str(path))
-    assert len(messages) == 1 and str(tmp_path) in messages[0] and "hand-written" in messages[0]
-    assert not nnue_active() and "hand-written" in choice.describe()
+    assert len(messages) == 1 and str(tmp_path) in messages[0] and messages[0].endswith("keeping the network working.nnue")
+    assert nnue_active() and "working.nnue" in choice.describe()   # the network in use is kept
     with pytest.raises(NetworkFileError, match=str(path)):
         nnue.load(path)
+    assert nnue_active()
+    choice.set_mode("classic")
+    assert choice.set_file(str(path)) == [f"{messages[0].rsplit('; ', 1)[0]}; keeping the hand-written evaluation"]
     assert not nnue_active()
 
 

@@ -41,8 +41,8 @@ def test_uci_evalfile(network: Path, tmp_path: Path) -> None:
     broken.write_bytes(network.read_bytes()[:1000])
     uci.handle(f"setoption name EvalFile value {broken}")
     last = out.getvalue().splitlines()[-1]
-    assert last.startswith("info string ") and str(broken) in last and "hand-written" in last
-    assert not nnue.active()
+    assert last.startswith("info string ") and str(broken) in last and last.endswith("keeping the network small.nnue")
+    assert nnue.active()   # a file that cannot be used keeps the network in use
 
 
 def test_xboard_option_evalfile(network: Path, tmp_path: Path) -> None:
@@ -54,9 +54,9 @@ def test_xboard_option_evalfile(network: Path, tmp_path: Path) -> None:
     assert nnue.active()
     xboard.handle(f"option EvalFile={tmp_path / 'absent.nnue'}")
     told, debug = out.getvalue().splitlines()[-2:]
-    assert told.startswith("telluser EvalFile: ") and "absent.nnue" in told and "hand-written" in told
-    assert debug == "# evaluation: hand-written (classic)"
-    assert not nnue.active()
+    assert told == f"telluser EvalFile: {tmp_path / 'absent.nnue'}: no such file; keeping the network small.nnue"
+    assert debug.startswith("# evaluation: network small.nnue")
+    assert nnue.active()
 
 
 def test_console_eval(network: Path) -> None:
@@ -75,6 +75,5 @@ def test_console_eval(network: Path) -> None:
     assert lines[1].startswith("evaluation: network small.nnue (test network")
     assert lines[2] == "evaluation: hand-written (classic)"
     assert lines[3].startswith("evaluation: network small.nnue")
-    assert lines[4] == "no-such.nnue: No such file or directory; using the hand-written evaluation"
-    assert lines[5] == "evaluation: hand-written (classic)"
-    assert lines[6] == "Error: no network loaded (EvalFile names one)"
+    assert lines[4] == "Error: no-such.nnue: no such file; keeping the network small.nnue"
+    assert lines[5].startswith("evaluation: network small.nnue")   # `eval nnue`: the network kept

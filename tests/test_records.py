@@ -194,17 +194,17 @@ def test_an_illegal_move_in_the_middle_names_game_and_move_and_keeps_the_moves_b
 
 
 @pytest.mark.parametrize(("command", "message"), [
-    ("read missing.pgn", "cannot read missing.pgn"),
-    ("reada missing.pgn", "cannot read missing.pgn"),
+    ("read missing.pgn", "missing.pgn: no such file"),
+    ("reada missing.pgn", "missing.pgn: no such file"),
     ("pgn Date 2024.2.30", "bad date"),
     ("pgn Date 2023.02.29", "bad date"),
     ("pgn Result win", "bad result"),
     ("pgn Colour white", "unknown tag"),
     ("annotate game.pgn wb 40-20 0.5 1", "bad move range '40-20'"),
-    ("annotate nothere.pgn wb 1-999 0.5 1", "cannot read nothere.pgn"),
+    ("annotate nothere.pgn wb 1-999 0.5 1", "nothere.pgn: no such file"),
     ("annotate game.pgn wb 1-999 x 1", "usage: annotate"),
     ("reset 0", "usage: reset N"),
-    ("input notes.txt", "cannot read notes.txt"),
+    ("input notes.txt", "notes.txt: no such file"),
     ("setboard empty.fen", "empty.fen: empty file"),
     ("search Ke2", "Illegal move: Ke2"),
     ("log five", "usage: log on|off"),

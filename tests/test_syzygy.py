@@ -1,6 +1,7 @@
 """The core's Syzygy prober against python-chess's (the oracle), and its handling of bad files."""
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from collections.abc import Iterator
@@ -135,6 +136,16 @@ def test_bad_paths_are_reported(tmp_path: Path) -> None:
     empty.mkdir()
     assert syzygy.set_paths(str(empty)) == [f"{empty}: no Syzygy tables (.rtbw/.rtbz) found"]
     assert syzygy.largest() == 0
+
+
+def test_a_fifo_named_like_a_table_is_not_opened(tmp_path: Path) -> None:
+    """Opening a FIFO blocks until someone writes to it: it is refused unopened, the rest are used."""
+    (tmp_path / "KQvK.rtbw").write_bytes((TABLES / "KQvK.rtbw").read_bytes())
+    os.mkfifo(tmp_path / "KRvK.rtbw")
+    messages = syzygy.set_paths(str(tmp_path))
+    assert messages == [f"{tmp_path / 'KRvK.rtbw'}: not a regular file; table not used"]
+    assert syzygy.table_count() == 1
+    syzygy.set_paths("")
 
 
 def corrupt_copy(tmp_path: Path, cut: int | None = None, magic: bytes | None = None,

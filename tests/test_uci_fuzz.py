@@ -1,32 +1,47 @@
 """Random and malformed input for `ponderosa --uci` (hypothesis), like the XBoard fuzz test: one
 engine process per mode (idle, searching, pondering), batches of generated lines (600 per mode); after each
 batch `stop` and `isready` must bring `readyok`, every line printed must be a UCI line, and no
-traceback may appear. The generator never sends `quit` and keeps Hash small."""
+traceback may appear. Every option the engine declares is set, with values that include device
+files, FIFOs, folders, a file too large for anything, huge numbers and junk; positions include
+Chess960 ones. The engine runs in a 2 GB address space (a small machine): a Hash beyond it is
+refused and the old table kept. Its peak resident memory (VmHWM) must stay within the largest Hash
+it accepted plus 500 MB. The generator never sends `quit`."""
 from __future__ import annotations
 
 import os
 import re
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from uci_harness import UciEngine
+from uci_harness import UciEngine, peak_megabytes
 
 LINES_PER_MODE = 600           # 3 modes: 1,800 lines a run
 BATCH = 120
 READY_SECONDS = 10.0
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
+CHESS960 = ["bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 9",
+            "nnrbbkqr/2pppp1p/p7/6p1/1p2P3/4QPP1/PPPP3P/NNRBBK1R w HChc - 0 9",
+            "bn1brqkr/pppp2p1/3npp2/7p/PPP5/8/3PPPPP/BNNBRQKR w HEhe - 0 9"]
 FENS = [MIDGAME, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
-        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "8/P7/8/8/8/8/8/k6K w - - 0 1"]
+        "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "8/P7/8/8/8/8/8/k6K w - - 0 1", *CHESS960]
+ADDRESS_SPACE = 2 << 30
+PEAK_ABOVE_HASH_MB = 500
 COMMANDS = ["uci", "isready", "setoption", "ucinewgame", "position", "go", "stop", "ponderhit", "register", "debug",
             "xboard", "new", "usermove", "ping", "", "info", "bestmove"]
 GO_WORDS = ["wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime", "infinite",
             "ponder", "searchmoves"]
 OPTION_NAMES = ["Hash", "Clear Hash", "Threads", "Ponder", "OwnBook", "BookFile", "BookRandom", "BookWidth", "Learn",
-                "BookLearnThreshold", "Contempt", "MultiPV", "UCI_AnalyseMode", "UCI_Opponent", "Log", "KingSafety",
+                "BookLearnThreshold", "LearnStore", "Contempt", "MultiPV", "UCI_AnalyseMode", "UCI_Opponent", "Log",
+                "UCI_Chess960", "UCI_LimitStrength", "UCI_Elo", "EvalFile", "SyzygyPath", "SyzygyProbeDepth",
+                "KingSafety", "KingTropism", "PawnStructure", "PassedPawns", "BlockedPawns", "Asymmetry",
                 "Nonexistent", ""]
+# Paths a careless GUI sends; {FIFO}, {BIG} and {FOLDER} become files of the test's own.
+PATHS = ["/dev/zero", "/dev/null", "/dev/urandom", "/", "/proc/self/mem", "{FIFO}", "{BIG}", "{FOLDER}",
+         "<default>", "<empty>", "no-such-file.nnue", "tests/../..", "~", "C:\\Program Files\\x.bin"]
 SQUARES = [f + r for f in "abcdefgh" for r in "12345678"]
 
 numbers = st.one_of(
@@ -37,6 +52,7 @@ garbage = st.text(st.characters(blacklist_characters="\n\r", blacklist_categorie
 uci_moves = st.builds(lambda a, b, promo: a + b + promo, st.sampled_from(SQUARES), st.sampled_from(SQUARES),
                       st.sampled_from(["", "", "q", "n", "k", "Q"]))
 tokens = st.one_of(numbers, garbage, uci_moves, st.sampled_from(GO_WORDS + COMMANDS + ["moves", "fen", "startpos"]))
+option_values = st.one_of(tokens, st.sampled_from(PATHS), st.sampled_from(["true", "false", "TRUE", "1", "0"]))
 
 
 @st.composite
@@ -64,9 +80,11 @@ def go_lines(draw: st.DrawFn) -> str:
 @st.composite
 def setoption_lines(draw: st.DrawFn) -> str:
     name = draw(st.sampled_from(OPTION_NAMES))
-    if name == "Hash":
-        return f"setoption name Hash value {draw(st.sampled_from(['1', '8', '16', 'x', '-4', '']))}"
-    return f"setoption name {name} value {draw(tokens)}" if draw(st.booleans()) else f"setoption name {name}"
+    if name == "Hash":   # small ones, or beyond the address space (refused); none in between, which clears take long
+        return f"setoption name Hash value {draw(st.sampled_from(['1', '8', '16', 'x', '-4', '', '4096', '10' * 20]))}"
+    if name == "Threads":   # a few, or more than the address space holds (refused)
+        return f"setoption name Threads value {draw(st.sampled_from(['1', '2', '0', '-3', 'x', '64', '99999']))}"
+    return f"setoption name {name} value {draw(option_values)}" if draw(st.booleans()) else f"setoption name {name}"
 
 
 lines = st.one_of(
@@ -86,15 +104,37 @@ MODES = {
 }
 
 
-def sendable(line: str) -> list[str]:
-    """The generated text as the lines the engine reads, without `quit`."""
+def sendable(line: str, files: dict[str, str]) -> list[str]:
+    """The generated text as the lines the engine reads, without `quit`, the test's files named."""
+    for name, path in files.items():
+        line = line.replace(name, path)
     return [piece for piece in line.replace("\r", "\n").split("\n") if piece.strip().partition(" ")[0] != "quit"]
 
 
+def bad_files(folder: Path) -> dict[str, str]:
+    """A FIFO nobody writes, a folder, and a sparse file of 5 GB (beyond every kind's cap)."""
+    os.mkfifo(folder / "fifo")
+    (folder / "folder").mkdir()
+    with open(folder / "big", "wb") as handle:
+        handle.truncate(5 << 30)
+    return {"{FIFO}": str(folder / "fifo"), "{BIG}": str(folder / "big"), "{FOLDER}": str(folder / "folder")}
+
+
+def largest_hash_mb(lines: list[str], largest: int) -> int:
+    """The largest Hash the engine may hold after these lines: one it accepted (below the cap)."""
+    for line in lines:
+        match = re.match(r"^\s*setoption\s+name\s+Hash\s+value\s+(\d+)\s*$", line)
+        if match and int(match.group(1)) * (1 << 20) < ADDRESS_SPACE:
+            largest = max(largest, int(match.group(1)))
+    return largest
+
+
 @pytest.mark.parametrize("mode", list(MODES))
-def test_fuzz_mode(mode: str) -> None:
-    engine = UciEngine(("--uci",))
+def test_fuzz_mode(mode: str, tmp_path: Path) -> None:
+    files = bad_files(tmp_path)
+    engine = UciEngine(("--uci",), address_space=ADDRESS_SPACE)
     engine.send("setoption name OwnBook value false")
+    hash_mb = {"largest": 64}
     sent = {"lines": 0, "batches": 0}
 
     def check(batch_lines: list[str]) -> None:
@@ -111,6 +151,9 @@ def test_fuzz_mode(mode: str) -> None:
         assert engine.process.poll() is None, "the engine ended"
         assert "Traceback" not in engine.stderr, engine.stderr
         assert "internal error" not in "\n".join(engine.transcript[-400:]), engine.transcript[-60:]
+        hash_mb["largest"] = largest_hash_mb(batch_lines, hash_mb["largest"])
+        peak = peak_megabytes(engine.process.pid)
+        assert peak < hash_mb["largest"] + PEAK_ABOVE_HASH_MB, f"peak {peak:.0f} MB with Hash {hash_mb['largest']} MB"
 
     @settings(max_examples=LINES_PER_MODE // BATCH + 1, deadline=None, database=None,
               derandomize=os.environ.get("PONDEROSA_FUZZ_RANDOM") is None, phases=[Phase.generate],
@@ -118,7 +161,7 @@ def test_fuzz_mode(mode: str) -> None:
     @given(st.lists(lines, min_size=BATCH, max_size=BATCH))
     def batch(generated: list[str]) -> None:
         engine.send(*MODES[mode])
-        to_send = [piece for line in generated for piece in sendable(line)]
+        to_send = [piece for line in generated for piece in sendable(line, files)]
         assert engine.process.stdin is not None
         engine.process.stdin.write("".join(piece + "\n" for piece in to_send).encode("utf-8", errors="surrogateescape"))
         engine.process.stdin.flush()

@@ -3,8 +3,15 @@ mode (force, playing, pondering, analysing, edit), batches of generated lines, a
 batch the process must be alive, answer `ping N` with `pong N`, print only well-formed lines,
 and have written no traceback. At least 10,000 lines per run.
 
-The generator never sends `quit` (it would end the process, rightly) and keeps hash sizes
-small (a legal `memory 4000` makes every later `new` clear a 4 GB table)."""
+Every option the engine declares is set (and `egtpath`), with values that include device files,
+FIFOs, folders, a file too large for anything, huge numbers and junk; `variant fischerandom` and
+Chess960 positions come too. The engine runs in a 2 GB address space (a small machine), so a hash
+beyond it is refused and the old table kept; its peak resident memory (VmHWM) must stay within 64
+MB of hash plus 500 MB.
+
+The generator never sends `quit` (it would end the process, rightly) and keeps the hash sizes it
+sends small or beyond the address space (a legal `memory 1000` makes every later `new` clear a
+1 GB table)."""
 from __future__ import annotations
 
 import os
@@ -16,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from uci_harness import peak_megabytes
 from xboard_harness import F_CASTLE, F_EPFEN, F_MID, F_PROMO, F_W1, MOVE, PONG, XBoardEngine
 
 LINES_PER_MODE = 2100          # 5 modes: 10,500 lines a run
@@ -30,9 +38,19 @@ COMMAND_WORDS = [
     "include", "hover", "lift", "put", "setscore", "uci", "isready", "stop", "#", "c", "Ka1", "xa4", "Pa7",
 ]
 SQUARES = [f + r for f in "abcdefgh" for r in "12345678"]
-FENS = [F_W1, F_CASTLE, F_EPFEN, F_MID, F_PROMO, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
-OPTION_NAMES = ["Hash", "Ponder", "OwnBook", "Contempt", "Threads", "Log", "Resign", "KingSafety", "KingTropism",
-                "PawnStructure", "PassedPawns", "BlockedPawns", "Asymmetry", "Nonexistent", "", "Hash Size"]
+CHESS960 = ["bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 9",
+            "nnrbbkqr/2pppp1p/p7/6p1/1p2P3/4QPP1/PPPP3P/NNRBBK1R w HChc - 0 9",
+            "bn1brqkr/pppp2p1/3npp2/7p/PPP5/8/3PPPPP/BNNBRQKR w KQkq - 0 9"]
+FENS = [F_W1, F_CASTLE, F_EPFEN, F_MID, F_PROMO, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", *CHESS960]
+OPTION_NAMES = ["Hash", "Ponder", "OwnBook", "Contempt", "Threads", "Log", "Resign", "Learn", "BookLearnThreshold",
+                "MultiPV", "UCI_LimitStrength", "UCI_Elo", "EvalFile", "SyzygyPath", "SyzygyProbeDepth",
+                "KingSafety", "KingTropism", "PawnStructure", "PassedPawns", "BlockedPawns", "Asymmetry",
+                "Nonexistent", "", "Hash Size"]
+# Paths a careless GUI sends; {FIFO}, {BIG} and {FOLDER} become files of the test's own.
+PATHS = ["/dev/zero", "/dev/null", "/dev/urandom", "/", "/proc/self/mem", "{FIFO}", "{BIG}", "{FOLDER}",
+         "<default>", "no-such-file.nnue", "~", "C:\\Program Files\\x.bin"]
+ADDRESS_SPACE = 2 << 30
+PEAK_MB = 64 + 500   # the largest hash the generator lets through, and 500 MB
 
 numbers = st.one_of(
     st.integers(-10**30, 10**30).map(str),
@@ -43,6 +61,7 @@ numbers = st.one_of(
 )
 garbage = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=12)
 tokens = st.one_of(numbers, garbage, st.sampled_from(SQUARES + COMMAND_WORDS))
+option_values = st.one_of(tokens, st.sampled_from(PATHS))
 
 
 @st.composite
@@ -86,8 +105,11 @@ def command_lines() -> st.SearchStrategy[str]:
     word = st.sampled_from(COMMAND_WORDS)
     return st.one_of(
         st.builds(lambda w, args: " ".join([w, *args]), word, st.lists(tokens, max_size=4)),
-        st.builds(lambda name, value: f"option {name}={value}", st.sampled_from(OPTION_NAMES), tokens),
+        st.builds(lambda name, value: f"option {name}={value}", st.sampled_from(OPTION_NAMES), option_values),
         st.builds(lambda name: f"option {name}", st.sampled_from(OPTION_NAMES)),
+        st.builds(lambda path: f"egtpath syzygy {path}", st.sampled_from(PATHS)),
+        st.builds(lambda fen: f"setboard {fen}", st.sampled_from(CHESS960)),
+        st.sampled_from(["variant fischerandom", "variant normal", "variant", "variant 3check", "new"]),
     )
 
 
@@ -103,18 +125,30 @@ lines = st.one_of(
 )
 
 
-def sendable(line: str) -> list[str]:
-    """The generated text as the lines the engine will read: no `quit`, no big hash tables."""
+def sendable(line: str, files: dict[str, str]) -> list[str]:
+    """The generated text as the lines the engine will read: no `quit`, no hash tables between 64
+    MB and the address space (those beyond it are refused), the test's files named."""
+    for name, path in files.items():
+        line = line.replace(name, path)
     kept = []
     for piece in line.replace("\r\n", "\n").replace("\r", "\r\n").split("\n"):
         word = piece.strip().partition(" ")[0]
         if word == "quit":
             continue
         if re.match(r"^\s*(memory|option\s+Hash)", piece) and any(
-                n.isdigit() and int(n) > 64 for n in re.findall(r"\d+", piece)):
+                n.isdigit() and 64 < int(n) < 100_000 for n in re.findall(r"\d+", piece)):
             piece = "memory 16"
         kept.append(piece)
     return kept
+
+
+def bad_files(folder: Path) -> dict[str, str]:
+    """A FIFO nobody writes, a folder, and a sparse file of 5 GB (beyond every kind's cap)."""
+    os.mkfifo(folder / "fifo")
+    (folder / "folder").mkdir()
+    with open(folder / "big", "wb") as handle:
+        handle.truncate(5 << 30)
+    return {"{FIFO}": str(folder / "fifo"), "{BIG}": str(folder / "big"), "{FOLDER}": str(folder / "folder")}
 
 
 # Everything the engine may print (§5): anything else is stray output.
@@ -136,7 +170,8 @@ MODES = {
 
 @pytest.mark.parametrize("mode", list(MODES))
 def test_fuzz_mode(mode: str, tmp_path: Path) -> None:
-    engine = XBoardEngine(cwd=str(tmp_path))      # option Log writes its file in the working folder
+    files = bad_files(tmp_path)
+    engine = XBoardEngine(cwd=str(tmp_path), address_space=ADDRESS_SPACE)   # option Log writes its file there
     engine.init("P")
     sent = {"lines": 0, "batches": 0}
 
@@ -155,6 +190,8 @@ def test_fuzz_mode(mode: str, tmp_path: Path) -> None:
                 break
         crash = engine.crash_report()
         assert crash is None, f"traceback after a batch:\n{crash}\nbatch:\n" + "\n".join(map(repr, batch_lines))
+        peak = peak_megabytes(engine.process.pid)
+        assert peak < PEAK_MB, f"peak resident memory {peak:.0f} MB"
 
     @settings(max_examples=LINES_PER_MODE // BATCH + 1, deadline=None, database=None,
               derandomize=os.environ.get("PONDEROSA_FUZZ_RANDOM") is None, phases=[Phase.generate],
@@ -165,7 +202,7 @@ def test_fuzz_mode(mode: str, tmp_path: Path) -> None:
         engine.send(*setup)
         if wait_for_move:
             engine.expect_line(MOVE, 3.0)
-        to_send = [piece for line in generated for piece in sendable(line)]
+        to_send = [piece for line in generated for piece in sendable(line, files)]
         engine.write_raw("".join(piece + "\n" for piece in to_send).encode("utf-8", errors="surrogateescape"))
         sent["lines"] += len(to_send)
         sent["batches"] += 1

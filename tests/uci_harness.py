@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from wall_clock import allowed
 
@@ -27,6 +29,25 @@ def program() -> list[str]:
         return [str(beside)]
     found = shutil.which("ponderosa")
     return [found] if found else [sys.executable, "-m", "ponderosa.protocol.cli"]
+
+
+def address_space_cap(limit: int | None) -> Callable[[], None] | None:
+    """For Popen's preexec_fn: the child's address space capped at limit bytes (RLIMIT_AS), so
+    that a table or thread beyond it fails to allocate as on a smaller machine."""
+    if limit is None:
+        return None
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return cap
+
+
+def peak_megabytes(pid: int) -> float:
+    """A live process's peak resident memory (VmHWM), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmHWM for process {pid}")
 
 
 @dataclass
@@ -68,11 +89,13 @@ def parse_info(text: str) -> dict[str, object]:
 class UciEngine:
     """One engine process over pipes; `--uci` unless told otherwise (`uci` as first command works too)."""
 
-    def __init__(self, arguments: tuple[str, ...] = ("--uci",), handshake: bool = True) -> None:
+    def __init__(self, arguments: tuple[str, ...] = ("--uci",), handshake: bool = True,
+                 address_space: int | None = None) -> None:
         self.folder = tempfile.mkdtemp(prefix="ponderosa-uci-")   # learning writes here, not in a shared place
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.process = subprocess.Popen(program() + list(arguments), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, bufsize=0, cwd=self.folder, env=env)
+                                        stderr=subprocess.PIPE, bufsize=0, cwd=self.folder, env=env,
+                                        preexec_fn=address_space_cap(address_space))
         self.lines: queue.Queue[Line | None] = queue.Queue()
         self.transcript: list[str] = []
         self.stderr_chunks: list[bytes] = []

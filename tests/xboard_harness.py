@@ -22,6 +22,7 @@ from pathlib import Path
 
 import chess
 
+from uci_harness import address_space_cap
 from wall_clock import allowed
 
 # §11.0 regexes.
@@ -92,7 +93,7 @@ class XBoardEngine:
     """One engine process driven over pipes; `transcript` holds both directions."""
 
     def __init__(self, command: list[str] | None = None, cwd: str | None = None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, address_space: int | None = None) -> None:
         self.command = command or engine_command()
         self.started = time.monotonic()
         env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
@@ -100,7 +101,8 @@ class XBoardEngine:
         # and what one test's engine learned must not change another test's engine.
         self.own_folder = tempfile.mkdtemp(prefix="ponderosa-engine-") if cwd is None else None
         self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, bufsize=0, cwd=cwd or self.own_folder, env=env)
+                                        stderr=subprocess.PIPE, bufsize=0, cwd=cwd or self.own_folder, env=env,
+                                        preexec_fn=address_space_cap(address_space))
         self.lines: queue.Queue[Line | None] = queue.Queue()
         self.transcript: list[str] = []
         self.stderr_chunks: list[bytes] = []

@@ -38,6 +38,7 @@ from ponderosa.engine.book.file import (
     book_row_batches,
     write_book,
 )
+from ponderosa.engine.input_files import BoundedLines, InputFileError, regular_file
 
 Progress = Callable[[int, int, int, float], None]  # games read, bytes read, total bytes or 0, elapsed seconds
 
@@ -312,10 +313,10 @@ class PgnFileError(BookFileError):
 
 def open_pgn_text(path: str) -> tuple[IO[str], IO[bytes]]:
     """(text stream, raw compressed stream) for a .pgn, .pgn.gz or .pgn.xz, told apart by content."""
-    if not os.path.exists(path):
-        raise PgnFileError(path, "PGN file is missing")
-    if not os.path.isfile(path):
-        raise PgnFileError(path, "is not a file")
+    try:
+        regular_file(path, "a PGN file")   # any size: the games are read as a stream
+    except InputFileError as error:
+        raise PgnFileError(path, error.reason) from None
     raw = open(path, "rb")
     magic = raw.read(6)
     raw.seek(0)
@@ -362,6 +363,8 @@ def pgn_chunks(paths: Sequence[str], on_bytes: Callable[[int], None]) -> Iterato
                 on_bytes(done_bytes + raw.tell())
                 if not block:
                     break
+                if "\0" in block:   # a file of zeros or another binary file: no PGN in it
+                    raise PgnFileError(path, "not a text file (binary data), not a PGN file")
                 pending += block
                 boundaries = list(GAME_BOUNDARY.finditer(pending))
                 if boundaries and boundaries[-1].start() > 0:
@@ -393,8 +396,10 @@ def parse_pgn_files(paths: Sequence[str], max_plies: int, keep_unfinished: bool,
                     progress: Progress | None, workers: int | None) -> ParsedGames:
     """All (key, move) counts of the games in the files, parsed by `workers` processes."""
     for path in paths:
-        if not os.path.isfile(path):
-            raise PgnFileError(path, "PGN file is missing")
+        try:
+            regular_file(path, "a PGN file")
+        except InputFileError as error:
+            raise PgnFileError(path, error.reason) from None
     start = time.monotonic()
     total = _total_bytes(paths)
     bytes_read = [0]
@@ -634,12 +639,16 @@ def read_nag_values(pgn_paths: Sequence[str]) -> list[tuple[int, str, int]]:
     values: dict[tuple[int, str], int] = {}
     for path in pgn_paths:
         text, raw = open_pgn_text(path)
+        lines = BoundedLines(text, path, "a PGN file")   # a game at a time, each of bounded size
         try:
             while True:
                 try:
-                    game = chess.pgn.read_game(cast(TextIO, text), Visitor=NagVisitor)
+                    lines.start_game()
+                    game = chess.pgn.read_game(cast(TextIO, lines), Visitor=NagVisitor)
                 except (EOFError, OSError, lzma.LZMAError) as error:
                     raise PgnFileError(path, f"PGN file is damaged: {error}") from None
+                except InputFileError as error:
+                    raise PgnFileError(path, error.reason) from None
                 if game is None:
                     break
                 if "Variant" in game.headers and game.headers["Variant"].lower() not in ("standard", "chess"):

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Union
 import chess
 import chess.polyglot
 
+from ponderosa.engine.input_files import MAX_BOOK_BYTES, InputFileError, regular_file
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -120,11 +122,11 @@ def _entry_from_row(row: tuple[int, int, int, int, int, int, int]) -> BookEntry:
 
 
 def _check_readable_file(path: str) -> int:
-    """The file's size; BookFileError when it is missing, not a file, or empty."""
-    if not os.path.exists(path):
-        raise BookFileError(path, "book file is missing")
-    if not os.path.isfile(path):
-        raise BookFileError(path, "is not a file")
+    """The file's size; BookFileError when it is missing, not a regular file, too large or empty."""
+    try:
+        regular_file(path, "a book", MAX_BOOK_BYTES)
+    except InputFileError as error:
+        raise BookFileError(path, error.reason) from None
     size = os.path.getsize(path)
     if size == 0:
         raise BookFileError(path, "book file is empty (0 bytes)")
@@ -261,6 +263,33 @@ def polyglot_move_to_uci(raw_move: int, king_on_from_square: bool | None = None)
     return uci, False
 
 
+POLYGLOT_CHECK_CHUNK = 1 << 16      # entries read at a time while checking (1 MB)
+POLYGLOT_CHECK_CHUNKS = 64          # at most this many chunks read: the first, the last, and spread between
+
+
+def _check_polyglot_entries(path: str, size: int) -> None:
+    """Garbage is recognised by unsorted keys or move fields no Polyglot writer produces. A large
+    book is checked on chunks spread over it (keys must rise from chunk to chunk too), read one at
+    a time, so that checking takes bounded memory and time whatever the file's size."""
+    import numpy as np  # here, not at start-up: numpy takes a tenth of a second to import
+    entries = size // POLYGLOT_ENTRY_SIZE
+    chunks = -(-entries // POLYGLOT_CHECK_CHUNK)
+    picked = sorted({round(i * (chunks - 1) / max(1, POLYGLOT_CHECK_CHUNKS - 1))
+                     for i in range(min(chunks, POLYGLOT_CHECK_CHUNKS))})
+    last_key = 0
+    with open(path, "rb") as handle:
+        for chunk in picked:
+            handle.seek(chunk * POLYGLOT_CHECK_CHUNK * POLYGLOT_ENTRY_SIZE)
+            table = np.fromfile(handle, dtype=np.dtype(POLYGLOT_FIELDS), count=POLYGLOT_CHECK_CHUNK)
+            keys, moves = table["key"], table["move"]
+            if len(keys) and (keys[0] < last_key or np.any(keys[1:] < keys[:-1])):
+                raise BookFileError(path, "is not a Polyglot book (keys are not sorted)")
+            if np.any(moves & 0x8000) or np.any((moves >> 12) > 4) or np.any((moves & 63) == ((moves >> 6) & 63)):
+                raise BookFileError(path, "is not a Polyglot book (invalid move fields)")
+            if len(keys):
+                last_key = int(keys[-1])
+
+
 class PolyglotBookFile:
     """The read interface of OpeningBookFile over a Polyglot .bin book (games = weight, no results)."""
 
@@ -277,14 +306,7 @@ class PolyglotBookFile:
         size = _check_readable_file(path)
         if size % POLYGLOT_ENTRY_SIZE:
             raise BookFileError(path, f"is not a Polyglot book (size {size} is not a multiple of 16 bytes)")
-        import numpy as np  # here, not at start-up: numpy takes a tenth of a second to import
-        table = np.fromfile(path, dtype=np.dtype(POLYGLOT_FIELDS))
-        keys, moves = table["key"], table["move"]
-        # Garbage is recognised by unsorted keys or move fields no Polyglot writer produces.
-        if np.any(keys[1:] < keys[:-1]):
-            raise BookFileError(path, "is not a Polyglot book (keys are not sorted)")
-        if np.any(moves & 0x8000) or np.any((moves >> 12) > 4) or np.any((moves & 63) == ((moves >> 6) & 63)):
-            raise BookFileError(path, "is not a Polyglot book (invalid move fields)")
+        _check_polyglot_entries(path, size)
         try:
             reader = chess.polyglot.open_reader(path)
         except OSError as error:

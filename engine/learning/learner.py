@@ -26,6 +26,7 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.book.opening_book import OpeningBook
 from ponderosa.engine.book.select import FLAG_BAD
+from ponderosa.engine.input_files import MAX_LEARNED_BYTES, InputFileError, open_lines
 from ponderosa.engine.learning.rules import (
     LEARN_BOOK,
     LEARN_DEFAULT,
@@ -272,10 +273,11 @@ class Learner:
         anything changes, so a broken file changes nothing. Returns the records learned (a game
         already learned, by its id, is not learned twice)."""
         path = Path(path)
-        if not path.is_file():
-            raise LearnFileError(f"{path}: no such file")
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            first = next((line for line in handle if line.strip()), "")
+        try:   # the input door: a regular file of bounded size, text with bounded lines
+            with open_lines(path, "learned data (.lrn)", MAX_LEARNED_BYTES) as handle:
+                first = next((line for line in handle if line.strip()), "")
+        except InputFileError as error:
+            raise LearnFileError(str(error)) from None
         positions: list[tuple[str, PositionEntry]] = []
         records: list[tuple[GameRecord, str]] = []
         if first.startswith("["):

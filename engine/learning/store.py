@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ponderosa.engine.book.file import decode_move, encode_move
+from ponderosa.engine.input_files import InputFileError, regular_file
 from ponderosa.engine.learning.rules import AGING_FACTOR, AGING_FLOOR, RESULT_LEARNED_VALUE, LearnedUpdate
 
 DEFAULT_LEARNED_FILE = "ponderosa-learned.db"
@@ -521,4 +522,10 @@ def open_learned_store(location: str | None = None) -> LearnedStore:
     if location and location.startswith(("postgresql://", "postgres://")):
         from ponderosa.engine.learning.store_pg import PostgresLearnedStore
         return PostgresLearnedStore(location)
-    return SQLiteLearnedStore(location or DEFAULT_LEARNED_FILE)
+    path = location or DEFAULT_LEARNED_FILE
+    if os.path.lexists(path):   # a file made on the first write may be missing; anything else must be a file
+        try:
+            regular_file(path, "a learned-data store")
+        except InputFileError as error:
+            raise LearnedStoreError(str(error)) from None
+    return SQLiteLearnedStore(path)

@@ -29,7 +29,7 @@ class EvaluationChoice:
 
     def set_file(self, name: str) -> list[str]:
         """Use the network in the file (DEFAULT_NAME or '': the shipped one). A file that cannot
-        be used leaves the hand-written evaluation in use and says why."""
+        be used leaves the evaluation in use as it was and says why (one message)."""
         default = name.strip() in ("", DEFAULT_NAME)
         path = nnue.DEFAULT_NETWORK if default else Path(name.strip()).expanduser()
         if default and not path.exists():   # a package without a network: the hand-written one is the default
@@ -40,9 +40,9 @@ class EvaluationChoice:
             network = nnue.read_network(path)
             nnue.check_shape(network, str(path))
         except NetworkFileError as error:
-            self.network, self.path = None, None
-            self._apply()
-            return [f"{error}; using the hand-written evaluation"]
+            # The engine keeps what it had: a GUI's bad choice must not cost the network in use.
+            self._apply()   # (at start-up: puts the hand-written evaluation in place)
+            return [f"{error}; keeping {self.in_use()}"]
         self.network, self.path = network, path
         self.use_network = True   # a network asked for by name is the one to use
         self._apply()
@@ -71,6 +71,12 @@ class EvaluationChoice:
     @property
     def active(self) -> bool:
         return nnue.active()
+
+    def in_use(self) -> str:
+        """What evaluates now, in a few words: `the network NAME` or `the hand-written evaluation`."""
+        if self.active and self.path is not None:
+            return f"the network {self.path.name}"
+        return "the hand-written evaluation"
 
     def describe(self) -> str:
         if self.active and self.path is not None:

@@ -27,6 +27,10 @@ MAGIC = b"PONDNNUE"
 VERSION = 1
 INPUTS = 768
 HEADER = struct.Struct("<8s7I")
+MAX_HIDDEN = 4096                # the widest first layer the loader accepts
+MAX_DESCRIPTION_BYTES = 1 << 16
+# The largest file of the largest shape the loader accepts: a larger file is refused unread.
+MAX_FILE_BYTES = HEADER.size + MAX_DESCRIPTION_BYTES + 2 * (INPUTS * MAX_HIDDEN + 3 * MAX_HIDDEN) + 4 + 4
 
 
 class NetworkFileError(ValueError):
@@ -98,7 +102,9 @@ def parse_network(data: bytes, name: str = "network") -> QuantisedNetwork:
         raise NetworkFileError(f"{name}: not a Ponderosa network file")
     if version != VERSION:
         raise NetworkFileError(f"{name}: format version {version}, this engine reads {VERSION}")
-    if inputs != INPUTS or not 1 <= hidden <= 4096:
+    if text_length > MAX_DESCRIPTION_BYTES:
+        raise NetworkFileError(f"{name}: a description of {text_length} bytes (at most {MAX_DESCRIPTION_BYTES})")
+    if inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN:
         raise NetworkFileError(f"{name}: shape {inputs}x{hidden} is not a {INPUTS}-input network")
     expected = HEADER.size + text_length + 2 * (inputs * hidden + hidden + 2 * hidden) + 4 + 4
     if len(data) != expected:
@@ -125,9 +131,12 @@ def parse_network(data: bytes, name: str = "network") -> QuantisedNetwork:
 
 
 def read_network(path: Path) -> QuantisedNetwork:
-    path = Path(path)
+    """The network in the file; NetworkFileError naming it for anything but a regular file of at
+    most MAX_FILE_BYTES holding a whole, sound network (nothing larger is read)."""
+    # Imported here, like write_atomically: parse_network stays standard-library only.
+    from ponderosa.engine.input_files import InputFileError, read_bytes
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise NetworkFileError(f"{path}: {error.strerror or error}") from None
+        data = read_bytes(path, "a network", MAX_FILE_BYTES)
+    except InputFileError as error:
+        raise NetworkFileError(str(error)) from None
     return parse_network(data, str(path))

@@ -2,7 +2,7 @@
 bstat, show book, the Terra limits, learn and import)."""
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.book.file import BookFileError
@@ -130,7 +130,7 @@ def cmd_bookeval(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: bookeval 0..100|!!|!|!?|?!|?|clear  or  bookeval FILE.pgn")
     try:
-        if Path(args[0]).is_file():
+        if os.path.lexists(args[0]):   # a file of NAG-marked lines (refused clearly if it is no regular file)
             count = console.engine.book_files.import_user_values([args[0]])
             console.say(f"{count} user-set values read from {args[0]}")
             return
@@ -140,7 +140,7 @@ def cmd_bookeval(console: Console, args: list[str]) -> None:
         raise CommandError(str(error)) from error
     except IndexError as error:
         raise CommandError("bookeval sets a value on the move just played: make the move first") from error
-    except LearnedStoreError as error:
+    except (LearnedStoreError, BookFileError) as error:   # BookFileError: the PGN file cannot be read
         raise CommandError(str(error)) from error
     console.say(f"{san}: user value {'cleared' if value is None else value}")
 

@@ -2,7 +2,7 @@
 undo, remove), go and analyze, pondering, hint, history, display, draw, resign and result."""
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import TYPE_CHECKING
 
 import chess
@@ -22,7 +22,7 @@ HINT_SECONDS = 0.5
 def cmd_setboard(console: Console, args: list[str]) -> None:
     if not args:
         raise CommandError("usage: setboard FEN")
-    if len(args) == 1 and Path(args[0]).is_file():
+    if len(args) == 1 and os.path.lexists(args[0]):   # a file (savepos's), whatever kind: the door says what it is
         setboard_from_file(console, args[0])
         return
     try:

@@ -16,6 +16,7 @@ from ponderosa.engine.engine import IllegalMoveError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.records import (
     RecordError,
+    first_game_text,
     read_fen_line,
     read_pgn_text,
     resume_players,
@@ -113,9 +114,9 @@ def _read(console: Console, args: list[str], append: bool) -> None:
     if args:
         source = args[0]
         try:
-            text = Path(source).read_text(encoding="utf-8", errors="replace")
-        except OSError as error:
-            raise CommandError(f"cannot read {source}: {error.strerror or error}") from None
+            text = first_game_text(source)   # the first game alone, read line by line
+        except RecordError as error:
+            raise CommandError(str(error)) from None
     else:
         source, text = "keyboard", _read_keyboard(console)
     game = console.engine.game
@@ -205,7 +206,7 @@ def resume_last_game(console: Console) -> None:
     files = console.engine.game_files
     try:
         number, path = files.newest_game()
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = first_game_text(path)
         read = read_pgn_text(text, str(path))
     except (RecordError, OSError) as error:
         raise CommandError(f"cannot continue: {error}") from None

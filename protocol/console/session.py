@@ -12,6 +12,7 @@ import chess
 
 from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.engine import Engine, IllegalMoveError
+from ponderosa.engine.input_files import InputFileError, read_text
 from ponderosa.engine.records import LogTee, Players
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.protocol.console import records
@@ -140,9 +141,9 @@ class Console:
         if self.input_depth >= MAX_FILE_NESTING:
             raise CommandError(f"{path}: command files nested too deep")
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError as error:
-            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+            lines = read_text(path, "a command file").splitlines()
+        except InputFileError as error:
+            raise CommandError(str(error)) from None
         self.input_depth += 1
         outer = self.reading
         try:

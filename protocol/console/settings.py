@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ponderosa.engine.settings import ResourceError
 from ponderosa.protocol.console.commands import CommandError, on_off, parse_size, positive_int
 
 if TYPE_CHECKING:
@@ -14,7 +15,10 @@ def cmd_hash(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: hash SIZE  (e.g. hash 64M, hash=1G)")
     console.engine.end_search()   # the silent ponder search ends: the table changes now, as the reply says
-    used = console.engine.settings.set_hash_size(parse_size(args[0]))
+    try:
+        used = console.engine.settings.set_hash_size(parse_size(args[0]))
+    except ResourceError as error:
+        raise CommandError(str(error)) from None
     console.say(f"hash table memory = {used // 1024}K bytes")
 
 
@@ -22,7 +26,10 @@ def cmd_hashp(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: hashp SIZE  (e.g. hashp 8M)")
     console.engine.end_search()   # likewise
-    console.engine.settings.set_pawn_hash_size(parse_size(args[0]))
+    try:
+        console.engine.settings.set_pawn_hash_size(parse_size(args[0]))
+    except ResourceError as error:
+        raise CommandError(str(error)) from None
 
 
 def cmd_drawscore(console: Console, args: list[str]) -> None:
@@ -79,8 +86,9 @@ def cmd_eval(console: Console, args: list[str]) -> None:
             except ValueError as error:
                 raise CommandError(str(error)) from None
         else:
-            for message in engine.settings.set_eval_file(args[0]) or []:
-                console.say(message)
+            messages = engine.settings.set_eval_file(args[0]) or []
+            if messages:   # the file cannot be used: one line, which says what is kept
+                raise CommandError("; ".join(messages))
     console.say(engine.evaluation.describe())
 
 

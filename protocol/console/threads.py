@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ponderosa.engine.limits import MAX_THREADS
+from ponderosa.engine.settings import ResourceError
 from ponderosa.protocol.console.commands import Command
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ def cmd_smpmt(console: Console, args: list[str]) -> None:
     count = _count(console, args, f"smpmt=N  (threads, 0..{MAX_THREADS}; 0 or 1: one thread)", 0, MAX_THREADS)
     if count is not None:
         console.engine.end_search()   # the silent ponder search ends: the count changes now, as the reply says
-        console.engine.settings.set_threads(max(1, count))
+        try:
+            console.engine.settings.set_threads(max(1, count))
+        except ResourceError as error:
+            console.say(f"Error: {error}")
         say_threads(console)
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ponderosa.engine.bench import BENCH_DEPTH
 from ponderosa.engine.limits import MAX_THREADS
 from ponderosa.engine.search import SearchResult
+from ponderosa.engine.settings import ResourceError
 from ponderosa.engine.testsuite import SuiteError, TestPosition
 from ponderosa.protocol.console.commands import CommandError, depth_argument, format_rate, positive_int
 
@@ -43,8 +44,12 @@ def cmd_bench(console: Console, args: list[str]) -> None:
     threads = positive_int(args[1:], usage) if len(args) > 1 else 1   # one: the signature
     if len(args) > 2 or threads > MAX_THREADS:
         raise CommandError(f"usage: {usage}")
-    result = console.engine.bench(depth, threads=threads)
-    console.say(f"positions={result.positions}  depth={result.depth}  threads={threads}")
+    console.engine.end_search()   # a silent ponder search ends: the bench may start threads
+    try:
+        result = console.engine.bench(depth, threads=threads)
+    except ResourceError as error:
+        raise CommandError(str(error)) from None
+    console.say(f"positions={result.positions}  depth={result.depth}  threads={result.threads}")
     console.say(f"Total nodes: {result.nodes}")
     console.say(f"Time: {result.seconds:.2f}s")
     console.say(f"Nodes/second: {int(result.nodes_per_second)}")

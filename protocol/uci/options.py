@@ -142,8 +142,8 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
         if value not in ("", DEFAULT, EMPTY):
             engine.use_learned_store(value)
     elif name == "EvalFile":
-        messages = engine.settings.set_eval_file(value) or []
-        note = "; ".join(messages + [engine.evaluation.describe()])
+        messages = engine.settings.set_eval_file(value) or []   # a file that cannot be used: what is kept
+        note = "; ".join(messages or [engine.evaluation.describe()])
     elif name == "SyzygyPath":
         # UCI sends setoption only while the engine waits, so the tables can change at once.
         note = "; ".join(f"Syzygy: {message}" for message in
@@ -170,7 +170,10 @@ def uci(session: UciSession, args: str) -> None:
 
 
 def isready(session: UciSession, args: str) -> None:
-    """Answered at once, also while a search runs (the search has a thread of its own)."""
+    """Answered at once, also while a search runs (the search has a thread of its own); first
+    what a setting that waited for a search's end could not have (memory, threads)."""
+    for message in session.engine.settings.apply_pending_settings().resource_messages:
+        session.info_string(message)
     session.out.line("readyok")
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.engine import IllegalMoveError
 from ponderosa.engine.limits import MAX_THREADS
+from ponderosa.engine.settings import ResourceError
 from ponderosa.protocol.options import MEGABYTE, set_engine_option
 from ponderosa.protocol.streams import set_logging
 from ponderosa.protocol.xboard.features import OPTIONS
@@ -21,8 +22,16 @@ PAWN_HASH_MB = 4   # `memory` is the whole budget: the pawn hash keeps its share
 def memory(session: XBoardSession, args: str) -> None:
     if args.isdigit() and int(args) > 0:
         _, _, low, high = OPTIONS["Hash"]
-        session.engine.settings.set_hash_size(min(max(low, int(args) - PAWN_HASH_MB), high) * MEGABYTE)
-        session.apply_pending_settings()
+        set_hash(session, min(max(low, int(args) - PAWN_HASH_MB), high))
+
+
+def set_hash(session: XBoardSession, megabytes: int) -> None:
+    """memory / option Hash: memory the machine will not give keeps the old table, told in a popup."""
+    try:
+        session.engine.settings.set_hash_size(megabytes * MEGABYTE)
+    except ResourceError as error:
+        session.out.line(f"telluser {error}")
+    session.apply_pending_settings()
 
 
 def cores(session: XBoardSession, args: str) -> None:
@@ -47,8 +56,7 @@ def option(session: XBoardSession, args: str) -> None:
         _, _, low, high = OPTIONS[name]
         number = min(max(number, low), high)
     if name == "Hash":
-        session.engine.settings.set_hash_size(max(1, number) * MEGABYTE)
-        session.apply_pending_settings()
+        set_hash(session, max(1, number))
     elif name == "Threads":
         request_threads(session, number)
     elif name == "Ponder":
@@ -84,7 +92,12 @@ def report_evaluation(session: XBoardSession, messages: list[str] | None) -> Non
 
 def request_threads(session: XBoardSession, count: int) -> None:
     """cores N / option Threads=N: at most MAX_THREADS, at least one."""
-    if session.engine.settings.set_threads(min(max(1, count), MAX_THREADS)):
+    try:
+        changed = session.engine.settings.set_threads(min(max(1, count), MAX_THREADS))
+    except ResourceError as error:
+        session.out.line(f"telluser {error}")
+        changed = True
+    if changed:
         report_threads(session)
 
 

@@ -157,6 +157,8 @@ class XBoardSession:
         """What waited for the search's end is applied now that none runs (the engine's rule);
         the threads and the tables are reported, with problems the search found in the tables."""
         applied = self.engine.settings.apply_pending_settings()
+        for message in applied.resource_messages:   # memory or threads the machine would not give
+            self.out.line(f"telluser {message}")
         if applied.threads:
             report_threads(self)
         report_problems(self)
