@@ -1,14 +1,16 @@
 """The neural evaluation: the core's integer network against the numpy reference (exactly), the
 float network (within a stated tolerance), incremental accumulators against fresh ones, and
-network files that cannot be used (a clear message, the hand-written evaluation kept)."""
+network files that cannot be used (a clear message, the evaluation in use kept)."""
 from __future__ import annotations
 
+import lzma
 import random
 import struct
 from dataclasses import replace
 from pathlib import Path
 
 import chess
+import chess.pgn
 import numpy as np
 import pytest
 
@@ -20,7 +22,7 @@ from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.nnue.network_file import NetworkFileError, int16_array, network_bytes, write_network
 
 REPO = Path(__file__).resolve().parents[1]
-FLOAT_WEIGHTS = REPO / "data" / "nnue" / "ponderosa-float.npz"
+MASTER_GAMES = REPO / "tests" / "data" / "games" / "master_sample_2000.pgn.xz"
 # The shipped network against its float weights: at most this many centipawns apart, plus this
 # share of the score (rounding the weights to 1/255 and 1/64 moves a score by a few centipawns).
 FLOAT_TOLERANCE_CP = 20
@@ -88,13 +90,33 @@ def test_core_equals_quantised_reference_on_10000_positions(restore_evaluation) 
     assert mismatches == []
 
 
+def test_the_shipped_network_in_the_core_equals_the_reference_on_real_games(restore_evaluation) -> None:
+    """The shipped network (engine/nnue/ponderosa.nnue) as the core computes it, accumulators
+    updated move by move, against the numpy integer reference, on 1,200 positions of master games."""
+    net = nnue.read_network(nnue.DEFAULT_NETWORK)
+    nnue.install(net)
+    evaluator = Evaluator()
+    checked, mismatches = 0, []
+    with lzma.open(MASTER_GAMES, "rt", encoding="utf-8", errors="replace") as stream:
+        while checked < 1200:
+            game = chess.pgn.read_game(stream)
+            assert game is not None, "the sample ran out of games"
+            board, core = game.board(), Board(game.board().fen())
+            for ply, move in enumerate(game.mainline_moves()):
+                board.push(move)
+                core.push_uci(move.uci())
+                if ply % 7 == 3 and not board.is_game_over():
+                    checked += 1
+                    expected, got = reference.quantised_evaluate(net, board), evaluator.network_evaluate(core)
+                    if got != expected:
+                        mismatches.append((board.fen(), got, expected))
+    assert mismatches == []
+
+
 def test_quantised_network_stays_near_its_float_network(restore_evaluation) -> None:
-    """On a random network of trained magnitudes, and on the shipped one when its float weights
-    are in the repository (tools/nnue_train.py --float-out)."""
-    networks = [reference.random_network(256, seed=3)]
-    if FLOAT_WEIGHTS.exists():
-        networks.append(reference.load_float_network(FLOAT_WEIGHTS))
-    for float_net in networks:
+    """On a random network of trained magnitudes (the shipped network's float weights are not
+    kept; its integers are checked against the reference exactly, below)."""
+    for float_net in [reference.random_network(256, seed=3)]:
         net = reference.quantise(float_net)
         worst, errors = 0.0, []
         for board, _ in random_positions(2_000, seed=5):
@@ -184,7 +206,8 @@ def test_network_file_round_trip(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", ["missing", "empty", "truncated", "magic", "checksum", "shape", "version"])
-def test_unusable_network_file_is_named_and_the_evaluation_kept(tmp_path: Path, damage: str, restore_evaluation) -> None:
+def test_unusable_network_file_is_named_and_the_evaluation_kept(tmp_path: Path, damage: str,
+                                                                 restore_evaluation) -> None:
     good = network_bytes(reference.quantise(reference.random_network(256, seed=1)))
     path = tmp_path / f"{damage}.nnue"
     if damage == "empty":
@@ -204,7 +227,8 @@ def test_unusable_network_file_is_named_and_the_evaluation_kept(tmp_path: Path, 
     choice = EvaluationChoice()
     assert choice.set_file(str(working)) == [] and nnue_active()
     messages = choice.set_file(str(path))
-    assert len(messages) == 1 and str(tmp_path) in messages[0] and messages[0].endswith("keeping the network working.nnue")
+    assert len(messages) == 1 and str(tmp_path) in messages[0]
+    assert messages[0].endswith("keeping the network working.nnue")
     assert nnue_active() and "working.nnue" in choice.describe()   # the network in use is kept
     with pytest.raises(NetworkFileError, match=str(path)):
         nnue.load(path)

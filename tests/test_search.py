@@ -206,10 +206,25 @@ def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
 BENCH_SIGNATURE = 3632557
 
 
+# With the hand-written evaluation (`ponderosa "eval classic" bench`): unchanged since 93b3e90
+# (2026-11-27), the search's own signature when the network is left out.
+CLASSIC_BENCH_SIGNATURE = 4107383
+
+
 def test_bench_signature() -> None:
     result = Engine().bench()
     assert result.positions >= 30
     assert result.nodes == BENCH_SIGNATURE
+
+
+def test_bench_signature_with_the_hand_written_evaluation() -> None:
+    engine = Engine()
+    try:
+        engine.settings.set_eval_mode("classic")
+        assert engine.bench().nodes == CLASSIC_BENCH_SIGNATURE
+    finally:
+        engine.settings.set_eval_mode("nnue")
+        engine.shutdown()
 
 
 def test_a_mate_search_stops_once_the_mate_is_proven(engine: Engine) -> None:

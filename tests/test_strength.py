@@ -151,3 +151,14 @@ def test_console_game_moves_are_played_at_the_level() -> None:
     engine.strength.set_skill(100)
     full = engine.think(SearchLimits(depth=6), at_level=True)
     assert full.nodes > 2 * StrengthLevel(limit=True, target=MIN_ELO).node_cap()
+
+
+# The shipped mapping from UCI_Elo to the level played (engine/strength.py), measured against
+# Stockfish's rated levels (docs/STRENGTH.md, "Strength levels"). A recalibration changes it
+# deliberately, with the new measurements, in the same commit.
+SHIPPED_CALIBRATION = ((1500, 1108), (1900, 1312), (2300, 1625), (2417, 2052), (2700, 2222))
+
+
+def test_the_shipped_calibration_is_pinned() -> None:
+    from ponderosa.engine import strength
+    assert strength.CALIBRATION == SHIPPED_CALIBRATION

@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 
 from uci_harness import UciEngine, peak_megabytes
 
-LINES_PER_MODE = 600           # 3 modes: 1,800 lines a run
+# 3 modes: 1,800 lines a run
+# PONDEROSA_FUZZ_LINES sets another count per mode for a long run (with PONDEROSA_FUZZ_RANDOM=1)
+LINES_PER_MODE = int(os.environ.get("PONDEROSA_FUZZ_LINES", "600"))
 BATCH = 120
 READY_SECONDS = 10.0
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"

@@ -26,7 +26,9 @@ from hypothesis import strategies as st
 from uci_harness import peak_megabytes
 from xboard_harness import F_CASTLE, F_EPFEN, F_MID, F_PROMO, F_W1, MOVE, PONG, XBoardEngine
 
-LINES_PER_MODE = 2100          # 5 modes: 10,500 lines a run
+# 5 modes: 10,500 lines a run
+# PONDEROSA_FUZZ_LINES sets another count per mode for a long run (with PONDEROSA_FUZZ_RANDOM=1)
+LINES_PER_MODE = int(os.environ.get("PONDEROSA_FUZZ_LINES", "2100"))
 BATCH = 150
 PONG_SECONDS = 10.0            # after `?`: a thinking engine moves first, then pongs
 
