@@ -4,8 +4,9 @@ batch `stop` and `isready` must bring `readyok`, every line printed must be a UC
 traceback may appear. Every option the engine declares is set, with values that include device
 files, FIFOs, folders, a file too large for anything, huge numbers and junk; positions include
 Chess960 ones. The engine runs in a 2 GB address space (a small machine): a Hash beyond it is
-refused and the old table kept. Its peak resident memory (VmHWM) must stay within the largest Hash
-it accepted plus 500 MB. The generator never sends `quit`."""
+refused and the old table kept. Its peak resident memory (VmHWM) must stay within the tables its
+options ask for (the largest Hash it accepted, and each search thread's own tables) plus 500 MB.
+The generator never sends `quit`."""
 from __future__ import annotations
 
 import os
@@ -31,7 +32,11 @@ CHESS960 = ["bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 0 9",
 FENS = [MIDGAME, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
         "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "8/P7/8/8/8/8/8/k6K w - - 0 1", *CHESS960]
 ADDRESS_SPACE = 2 << 30
-PEAK_ABOVE_HASH_MB = 500
+# The memory the options ask for: Hash, and for every search thread its own pawn hash (4 MB), its
+# 1 MB evaluation cache and about 3 MB of search statistics and stack; the peak stays within that
+# plus 500 MB.
+PEAK_ABOVE_TABLES_MB = 500
+PER_THREAD_MB = 4 + 4
 COMMANDS = ["uci", "isready", "setoption", "ucinewgame", "position", "go", "stop", "ponderhit", "register", "debug",
             "xboard", "new", "usermove", "ping", "", "info", "bestmove"]
 GO_WORDS = ["wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime", "infinite",
@@ -122,13 +127,18 @@ def bad_files(folder: Path) -> dict[str, str]:
     return {"{FIFO}": str(folder / "fifo"), "{BIG}": str(folder / "big"), "{FOLDER}": str(folder / "folder")}
 
 
-def largest_hash_mb(lines: list[str], largest: int) -> int:
-    """The largest Hash the engine may hold after these lines: one it accepted (below the cap)."""
+def largest_tables_mb(lines: list[str], tables: dict[str, int]) -> None:
+    """The largest Hash (one the engine accepted: below the address space) and thread count
+    (1 to 64) these lines may have set, folded into tables."""
     for line in lines:
-        match = re.match(r"^\s*setoption\s+name\s+Hash\s+value\s+(\d+)\s*$", line)
-        if match and int(match.group(1)) * (1 << 20) < ADDRESS_SPACE:
-            largest = max(largest, int(match.group(1)))
-    return largest
+        match = re.match(r"^\s*setoption\s+name\s+(Hash|Threads)\s+value\s+(\d+)\s*$", line)
+        if match is None:
+            continue
+        value = int(match.group(2))
+        if match.group(1) == "Hash" and value * (1 << 20) < ADDRESS_SPACE:
+            tables["hash"] = max(tables["hash"], value)
+        elif match.group(1) == "Threads":
+            tables["threads"] = max(tables["threads"], min(value, 64))
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -136,7 +146,7 @@ def test_fuzz_mode(mode: str, tmp_path: Path) -> None:
     files = bad_files(tmp_path)
     engine = UciEngine(("--uci",), address_space=ADDRESS_SPACE)
     engine.send("setoption name OwnBook value false")
-    hash_mb = {"largest": 64}
+    tables = {"hash": 64, "threads": 1}
     sent = {"lines": 0, "batches": 0}
 
     def check(batch_lines: list[str]) -> None:
@@ -153,9 +163,9 @@ def test_fuzz_mode(mode: str, tmp_path: Path) -> None:
         assert engine.process.poll() is None, "the engine ended"
         assert "Traceback" not in engine.stderr, engine.stderr
         assert "internal error" not in "\n".join(engine.transcript[-400:]), engine.transcript[-60:]
-        hash_mb["largest"] = largest_hash_mb(batch_lines, hash_mb["largest"])
-        peak = peak_megabytes(engine.process.pid)
-        assert peak < hash_mb["largest"] + PEAK_ABOVE_HASH_MB, f"peak {peak:.0f} MB with Hash {hash_mb['largest']} MB"
+        largest_tables_mb(batch_lines, tables)
+        peak, bound = peak_megabytes(engine.process.pid), tables["hash"] + tables["threads"] * PER_THREAD_MB
+        assert peak < bound + PEAK_ABOVE_TABLES_MB, f"peak {peak:.0f} MB with Hash and threads' tables of {bound} MB"
 
     @settings(max_examples=LINES_PER_MODE // BATCH + 1, deadline=None, database=None,
               derandomize=os.environ.get("PONDEROSA_FUZZ_RANDOM") is None, phases=[Phase.generate],

@@ -6,8 +6,8 @@ and have written no traceback. At least 10,000 lines per run.
 Every option the engine declares is set (and `egtpath`), with values that include device files,
 FIFOs, folders, a file too large for anything, huge numbers and junk; `variant fischerandom` and
 Chess960 positions come too. The engine runs in a 2 GB address space (a small machine), so a hash
-beyond it is refused and the old table kept; its peak resident memory (VmHWM) must stay within 64
-MB of hash plus 500 MB.
+beyond it is refused and the old table kept; its peak resident memory (VmHWM) must stay within the
+tables its options may ask for (64 MB of hash, and 64 threads' own tables) plus 500 MB.
 
 The generator never sends `quit` (it would end the process, rightly) and keeps the hash sizes it
 sends small or beyond the address space (a legal `memory 1000` makes every later `new` clear a
@@ -52,7 +52,10 @@ OPTION_NAMES = ["Hash", "Ponder", "OwnBook", "Contempt", "Threads", "Log", "Resi
 PATHS = ["/dev/zero", "/dev/null", "/dev/urandom", "/", "/proc/self/mem", "{FIFO}", "{BIG}", "{FOLDER}",
          "<default>", "no-such-file.nnue", "~", "C:\\Program Files\\x.bin"]
 ADDRESS_SPACE = 2 << 30
-PEAK_MB = 64 + 500   # the largest hash the generator lets through, and 500 MB
+# The memory the options ask for: the largest hash the generator lets through, and for every search
+# thread (`cores`, option Threads: up to 64) its own pawn hash (4 MB), 1 MB evaluation cache and
+# about 3 MB of search statistics and stack; the peak stays within that plus 500 MB.
+PEAK_MB = 64 + 64 * (4 + 4) + 500
 
 numbers = st.one_of(
     st.integers(-10**30, 10**30).map(str),
