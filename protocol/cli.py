@@ -105,6 +105,11 @@ def run(engine: Engine, arguments: Arguments) -> int:
     for message in engine.book_messages + engine.evaluation_messages + engine.ics.messages:
         print(message, file=sys.stderr)
     console = Console(engine)
+    if arguments.commands and all(command.split()[:1] in (["bench"], ["genfens"], ["quit"])
+                                  for command in arguments.commands):
+        # OpenBench's calls (`bench`, `genfens ... quit`) play no game: no log.NNN / game.NNN
+        # left behind in a worker's folder for each of them.
+        without_default_game_files(engine)
     if arguments.commands == ["bench"]:
         console.execute("bench")   # OpenBench: `ENGINE bench` alone, then the process must end
         return 0

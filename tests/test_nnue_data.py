@@ -151,3 +151,142 @@ def test_datagen_plays_with_a_network_and_refuses_a_broken_one(tmp_path: Path) -
     with pytest.raises(SystemExit):
         datagen.main([str(tmp_path / "x.pgm.xz"), "--packed", "--net", str(broken)])
     assert not nnue.active()   # the workers loaded it, not this process
+
+
+# An OpenBench DATAGEN upload as its client compacts it (no move numbers, `score/depth` comments),
+# a game as fastchess writes it (numbers, verbose comments), and games to pass over.
+OPENBENCH_PGN = """\
+[Event "OpenBench"]
+[White "dev"]
+[Black "base"]
+[Result "0-1"]
+[FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+[SetUp "1"]
+[ScaleFactor "1.0"]
+
+e4 {book} e5 {+0.35/12} Nf3 {-0.20/11, line=pv 1/2} Nc6 {unknown} Bb5 {+M3/20} a6 {-12.50/14}
+Bxc6 {+0.10/9} dxc6 {+1.00/10} 0-1
+
+[Event "Fast Chess"]
+[White "dev"]
+[Black "base"]
+[Result "1/2-1/2"]
+
+1. e4 { +0.20/10 0.051s, n=5012, sd=14 } 1... f6 { -0.30/10 0.048s, n=4999, sd=12 }
+2. Qh5+ { +0.50/10 0.050s, n=5100, sd=13 } 2... g6 { -0.40/10 0.049s, n=5003, sd=12 } 1/2-1/2
+
+[Event "unfinished"]
+[Result "*"]
+
+1. d4 {+0.10/8} d5 {-0.10/8} *
+
+[Event "illegal move"]
+[Result "1-0"]
+
+1. d4 {+0.10/8} Ke3 {-0.10/8} 1-0
+"""
+
+
+def test_comment_scores_as_fastchess_writes_them() -> None:
+    assert nnue_data.comment_score("+0.35/12") == 35
+    assert nnue_data.comment_score(" -12.50/14 0.123s, n=1, sd=2") == -1250
+    assert nnue_data.comment_score("0.07/3, line=x") == 7
+    assert nnue_data.comment_score("+M3/20") == 32000 - 5     # mates in 3 moves: 5 plies
+    assert nnue_data.comment_score("-M4/30") == -(32000 - 8)  # mated in 4 moves: 8 plies
+    for no_score in ("book", "unknown", "", "line=1/2"):
+        assert nnue_data.comment_score(no_score) is None
+
+
+def write_archive(path: Path, members: dict[str, bytes]) -> None:
+    import io
+    import tarfile
+    with tarfile.open(path, "w") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+def test_openbench_pgns_give_the_same_positions_as_packed_games(tmp_path: Path) -> None:
+    import bz2
+    import gzip
+    import lzma
+    text = OPENBENCH_PGN.encode()
+    files = {"games.pgn": text, "games.pgn.gz": gzip.compress(text), "games.pgn.xz": lzma.compress(text),
+             "games.pgn.bz2": bz2.compress(text)}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    # OpenBench's download of a workload's games: one .pgn.bz2 per upload in a .tar.
+    write_archive(tmp_path / "7.pgn.tar", {"7.1.0.pgn.bz2": bz2.compress(text), "7.2.0.pgn.bz2": bz2.compress(text)})
+    # Kept: e5 (+35), Nf3 (-20), a6 (-1250) of game 1: e4 is a book move, Nc6 has no score, Bb5's is a mate's,
+    # the last two are captures; e4, f6 and Qh5+ of game 2: g6 is played in check. Games 3 and 4 are passed over.
+    want_scores = [35, -20, -1250, 20, -30, 50]
+    want_results = [1.0, 0.0, 1.0, 0.5, 0.5, 0.5]
+    for name in files:
+        data = nnue_data.extract([tmp_path / name], skip_plies=0, max_score=3000)
+        assert data["scores"].tolist() == want_scores, name
+        assert data["results"].tolist() == want_results, name
+        assert data["games"].tolist() == [0, 0, 0, 1, 1, 1], name
+    data = nnue_data.extract([tmp_path / "7.pgn.tar"], skip_plies=0, max_score=3000)
+    assert data["scores"].tolist() == want_scores * 2 and data["games"].tolist()[3:6] == [1, 1, 1]
+    board = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")   # before Nf3
+    row = data["features"][1]
+    assert sorted(row[row != nnue_data.PAD].tolist()) == sorted(reference.features(board, board.turn))
+    # The same filters as the packed files': --skip-plies counts from the game's start.
+    assert nnue_data.extract([tmp_path / "games.pgn"], skip_plies=2, max_score=1000)["scores"].tolist() == [-20, 50]
+    # Packed and PGN files in one run: game numbers go on across them.
+    write_games(tmp_path / "self.pgm.xz", sample_games())
+    mixed = nnue_data.extract([tmp_path / "self.pgm.xz", tmp_path / "games.pgn.xz"], skip_plies=0, max_score=3000)
+    assert mixed["scores"].tolist() == [-120, *want_scores]
+    assert mixed["games"].tolist() == [0, 2, 2, 2, 3, 3, 3]
+
+
+def test_openbench_pgn_command_line_and_broken_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import lzma
+    (tmp_path / "games.pgn.xz").write_bytes(lzma.compress(OPENBENCH_PGN.encode()))
+    out = tmp_path / "positions.npz"
+    assert nnue_data.main([str(out), str(tmp_path / "games.pgn.xz"), "--skip-plies", "0"]) == 0
+    assert np.load(out)["scores"].tolist() == [35, -20, -1250, 20, -30, 50]
+    assert "6 positions from 2 games" in capsys.readouterr().err
+    (tmp_path / "cut.pgn.xz").write_bytes(lzma.compress(OPENBENCH_PGN.encode())[:-20])
+    assert nnue_data.main([str(out), str(tmp_path / "cut.pgn.xz")]) == 1
+    assert "cut.pgn.xz" in capsys.readouterr().err
+
+
+def openbench_pgn(games: list[PackedGame]) -> str:
+    """Packed games written as OpenBench uploads DATAGEN games: SAN moves, `{score/depth}` comments
+    in pawns from the side to move's view, mates as +M/-M moves."""
+    texts = []
+    for game in games:
+        board = chess.Board(game.start_fen)
+        moves = []
+        for move, score in zip(game.moves, game.scores):
+            plies = 32000 - abs(score)
+            if plies <= 1000:
+                text = f"+M{(plies + 1) // 2}" if score > 0 else f"-M{plies // 2}"
+            else:
+                text = f"{score / 100:+.2f}" if abs(score) < 31000 else ("+M1" if score > 0 else "-M1")
+            moves.append(f"{board.san(move)} {{{text}/1}}")
+            board.push(move)
+        texts.append(f'[Result "{game.result}"]\n[FEN "{game.start_fen}"]\n[SetUp "1"]\n\n'
+                     f'{" ".join(moves)} {game.result}\n')
+    return "\n".join(texts)
+
+
+def test_a_game_as_pgn_gives_what_its_packed_file_gives(tmp_path: Path) -> None:
+    games = sample_games()
+    game = PackedGame(chess.STARTING_FEN, "1-0")
+    board = chess.Board()
+    for uci, score in (("e2e4", 30), ("e7e5", -25), ("g1f3", 41), ("b8c6", -38), ("f1c4", 31000 - 1),
+                       ("d7d6", -31990), ("b1c3", 3000), ("c8g4", -3001), ("h2h3", 12)):
+        board.push_uci(uci)
+        game.moves.append(chess.Move.from_uci(uci))
+        game.scores.append(score)
+    games.append(game)
+    write_games(tmp_path / "self.pgm.xz", games)
+    (tmp_path / "self.pgn").write_text(openbench_pgn(games))
+    packed = nnue_data.extract([tmp_path / "self.pgm.xz"], skip_plies=1, max_score=3000)
+    from_pgn = nnue_data.extract([tmp_path / "self.pgn"], skip_plies=1, max_score=3000)
+    assert packed["scores"].tolist() == [-120, -25, 41, -38, 3000, 12]
+    for name, array in packed.items():
+        assert np.array_equal(array, from_pgn[name]), name

@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
-"""Training positions for the neural evaluation, taken from packed self-play games.
+"""Training positions for the neural evaluation, taken from packed self-play games or from the PGNs
+of an OpenBench DATAGEN workload.
 
 Usage (after `pip install -e .`):
 
     python tools/nnue_data.py OUT.npz data/nnue/*.pgm.xz [--skip-plies 8] [--max-score 3000]
+    python tools/nnue_data.py OUT.npz 123.pgn.tar games.pgn.xz ...
 
-Each game (tools/packed_games.py) is replayed; a position is kept when the game is past
+A file whose name holds `.pgn` is read as PGN: plain, .gz, .xz or .bz2, or a .tar of such files
+(OpenBench's download of a workload's games, `N.pgn.tar`, holds one .pgn.bz2 per upload). Each
+move's score is read from its comment as fastchess and cutechess write it, and as OpenBench keeps
+it when it uploads: `{+0.35/12 0.123s, n=..., sd=...}` or `{+0.35/12}`, pawns from the side to
+move's view, then the depth; `+M5`/`-M5` a mate (kept as the packed files keep mates, so
+--max-score leaves it out); `{book}` or `{unknown}` no score (the position is not kept, the move
+is played). Games without a result (`*`) or with a move that cannot be read are passed over.
+Any other file is a packed games file.
+
+Each game (tools/packed_games.py, or PGN) is replayed; a position is kept when the game is past
 --skip-plies, the side to move is not in check, the move played (the search's best) is neither a
 capture nor a promotion, and the search's score is within --max-score (no mate scores): the
 network learns quiet positions, where the static evaluation is what the search uses.
@@ -19,10 +30,19 @@ as good a training position: tools/nnue_train.py --mirror). tools/nnue_train.py 
 from __future__ import annotations
 
 import argparse
+import bz2
+import gzip
+import io
+import lzma
+import re
 import sys
+import tarfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, NamedTuple
 
 import chess
+import chess.pgn
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,6 +52,24 @@ from ponderosa.engine.nnue.reference import features  # noqa: E402
 
 PAD = 768
 SLOTS = 32
+MATE = 32000   # a mate in the packed files' terms: +-(MATE - plies to it)
+RESULTS = ("1-0", "1/2-1/2", "0-1")
+# fastchess/cutechess: the comment starts with the score, `+0.35/12` or `-M4/30` (OpenBench's reading too).
+SCORE_COMMENT = re.compile(r"^\s*([+-]?)(M?)(\d+(?:\.\d+)?)/\d+")
+
+
+class GamesFileError(ValueError):
+    """A PGN file or archive that cannot be read; the message names the file."""
+
+
+class ScoredGame(NamedTuple):
+    """A game from either kind of file: its start, result, moves and each move's score (side to
+    move's view; None when the file gives none)."""
+
+    start: chess.Board
+    result: str
+    moves: list[chess.Move]
+    scores: list[int | None]
 
 
 def stm_features(board: chess.Board) -> list[int]:
@@ -52,6 +90,77 @@ def flip_files(indices: np.ndarray) -> np.ndarray:
     return np.where(indices == PAD, PAD, indices ^ 7)
 
 
+def comment_score(comment: str) -> int | None:
+    """The centipawns of a fastchess/cutechess move comment (`+0.35/12 0.123s` is 35), a mate as
+    +-(MATE - plies), None without a score (`book`, `unknown`)."""
+    match = SCORE_COMMENT.match(comment)
+    if match is None:
+        return None
+    sign = -1 if match.group(1) == "-" else 1
+    if match.group(2):   # +M5: the side to move mates in 5 moves (9 plies); -M5: it is mated in 10
+        moves = int(float(match.group(3)))
+        return sign * (MATE - (2 * moves - 1 if sign > 0 else 2 * moves))
+    return sign * round(float(match.group(3)) * 100)
+
+
+class _Builder(chess.pgn.GameBuilder):
+    """python-chess's game builder, collecting errors without logging each one."""
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
+def _decompressed(raw: IO[bytes], name: str) -> IO[bytes]:
+    if name.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw)
+    if name.endswith(".xz"):
+        return lzma.LZMAFile(raw)
+    if name.endswith(".bz2"):
+        return bz2.BZ2File(raw)
+    return raw
+
+
+def _pgn_texts(path: Path) -> Iterator[IO[str]]:
+    """The PGN texts of a file: itself (decompressed by its suffix), or each file of a .tar."""
+    if path.name.lower().endswith(".tar"):
+        with tarfile.open(path) as archive:
+            for member in archive:
+                raw = archive.extractfile(member) if member.isfile() else None
+                if raw is not None:
+                    yield io.TextIOWrapper(_decompressed(raw, member.name.lower()), encoding="utf-8",
+                                           errors="replace")
+        return
+    with open(path, "rb") as raw:
+        yield io.TextIOWrapper(_decompressed(raw, path.name.lower()), encoding="utf-8", errors="replace")
+
+
+def read_pgn_games(path: Path) -> Iterator[ScoredGame]:
+    """The finished games of a PGN file with their comments' scores; GamesFileError when a
+    compressed file or archive is broken."""
+    try:
+        for text in _pgn_texts(path):
+            while True:
+                game = chess.pgn.read_game(text, Visitor=_Builder)
+                if game is None:
+                    break
+                if game.headers.get("Result") not in RESULTS or game.errors:
+                    continue
+                nodes = list(game.mainline())
+                yield ScoredGame(game.board(), game.headers["Result"], [node.move for node in nodes],
+                                 [comment_score(node.comment) for node in nodes])
+    except (OSError, EOFError, lzma.LZMAError, tarfile.TarError) as error:
+        raise GamesFileError(f"{path}: {error}") from None
+
+
+def read_scored_games(path: Path) -> Iterator[ScoredGame]:
+    """The games of a PGN file (a name holding `.pgn`) or of a packed games file."""
+    if ".pgn" in path.name.lower():
+        yield from read_pgn_games(path)
+        return
+    for game in read_games(path):
+        yield ScoredGame(chess.Board(game.start_fen), game.result, game.moves, list(game.scores))
+
+
 def extract(paths: list[Path], skip_plies: int, max_score: int) -> dict[str, np.ndarray]:
     rows: list[list[int]] = []
     flippable: list[bool] = []
@@ -60,11 +169,11 @@ def extract(paths: list[Path], skip_plies: int, max_score: int) -> dict[str, np.
     game_ids: list[int] = []
     game_number = 0
     for path in paths:
-        for game in read_games(path):
+        for game in read_scored_games(Path(path)):
             white_result = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}[game.result]
-            board = chess.Board(game.start_fen)
+            board = game.start
             for ply, (move, score) in enumerate(zip(game.moves, game.scores)):
-                if (ply >= skip_plies and abs(score) <= max_score and not board.is_check()
+                if (ply >= skip_plies and score is not None and abs(score) <= max_score and not board.is_check()
                         and not board.is_capture(move) and move.promotion is None):
                     active = stm_features(board)
                     rows.append(active + [PAD] * (SLOTS - len(active)))
@@ -85,13 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("out", type=Path)
-    parser.add_argument("games", type=Path, nargs="+", help="packed games files (tools/datagen.py --packed)")
+    parser.add_argument("games", type=Path, nargs="+",
+                        help="packed games files (tools/datagen.py --packed), or PGNs with scored moves (OpenBench)")
     parser.add_argument("--skip-plies", type=int, default=8)
     parser.add_argument("--max-score", type=int, default=3000)
     args = parser.parse_args(argv)
     try:
         data = extract(args.games, args.skip_plies, args.max_score)
-    except PackedGamesError as error:
+    except (PackedGamesError, GamesFileError) as error:
         print(error, file=sys.stderr)
         return 1
     except OSError as error:

@@ -31,6 +31,9 @@ COMMANDS: list[Command] = [
             "scale an evaluation term: asymmetry, bscale, kscale, tropism, pscale, ppscale"),
     Command(("extensions",), settings.cmd_extensions, "extensions [TYPE PLIES]",
             "show or set incheck, onerep, recapture, pushpp, mate (0-1 ply)"),
+    Command(("genfens",), tools.cmd_genfens, tools.GENFENS_USAGE,
+            "N openings for data generation (OpenBench): random plies from the start position or an EPD "
+            "book, checked near balance by a short search; the same seed gives the same lines"),
     Command(("go", "move"), game.cmd_go, "go | move", "think and play a move for the side to move"),
     Command(("hash",), settings.cmd_hash, "hash SIZE", "transposition table size (K, M or G)"),
     Command(("hashp",), settings.cmd_hashp, "hashp SIZE", "pawn hash table size (K, M or G)"),

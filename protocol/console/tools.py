@@ -1,10 +1,13 @@
 """The console's measuring tools: perft, divide and perf (the move generator), bench (the search's
-node signature and speed), test (a suite of positions) and score (the evaluation term by term)."""
+node signature and speed), test (a suite of positions), score (the evaluation term by term) and
+genfens (opening positions for OpenBench's data generation)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ponderosa.engine.bench import BENCH_DEPTH
+from ponderosa.engine.genfens import GenfensError, GenfensOptions, opening_fens
+from ponderosa.engine.input_files import InputFileError
 from ponderosa.engine.limits import MAX_THREADS
 from ponderosa.engine.search import SearchResult
 from ponderosa.engine.settings import ResourceError
@@ -83,3 +86,24 @@ def cmd_score(console: Console, args: list[str]) -> None:
     console.say(f"{'total':<18} {'':>8} {'':>8} {total / 100:>8.2f}")
     if network is not None:   # the search uses the network; the terms above are the hand-written evaluation's
         console.say(f"{'network (in use)':<18} {'':>8} {'':>8} {network / 100:>8.2f}")
+
+
+GENFENS_USAGE = "genfens N seed S book None|FILE [plies N] [margin CP] [nodes N]"
+
+
+def cmd_genfens(console: Console, args: list[str]) -> None:
+    """OpenBench's `genfens N seed S book None|FILE EXTRA`: one `info string genfens FEN` line per
+    opening, each printed (and flushed) as soon as it is found, so a worker never sees a stall;
+    unknown EXTRA words are passed over."""
+    if len(args) < 3 or args[1].lower() != "seed" or not args[2].lstrip("-").isdigit() or \
+            (len(args) > 3 and (args[3].lower() != "book" or len(args) < 5)):
+        raise CommandError(f"usage: {GENFENS_USAGE}")
+    count = positive_int(args[:1], GENFENS_USAGE)
+    book = None if len(args) < 5 or args[4].lower() == "none" else args[4]
+    options = GenfensOptions.from_words(args[5:])
+    console.engine.end_search()   # a silent ponder search ends: it would share the processor
+    try:
+        for opening in opening_fens(count, int(args[2]), book, options):
+            console.say(f"info string genfens {opening.fen}")
+    except (InputFileError, GenfensError) as error:
+        raise CommandError(str(error)) from None
