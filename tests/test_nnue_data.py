@@ -109,6 +109,7 @@ def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
         nnue.remove()
 
 
+@pytest.mark.train
 def test_the_two_backends_compute_the_same_gradients() -> None:
     """numpy's hand-written gradients against PyTorch's autograd, on the same weights and batch."""
     pytest.importorskip("scipy", reason="pip install -e .[train]")
