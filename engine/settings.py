@@ -15,8 +15,9 @@ from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.worker import HelperPool
 
 T = TypeVar("T")
-DEFAULT_PAWN_HASH_BYTES = 4 * 1024 * 1024
 MEGABYTE = 1 << 20
+DEFAULT_HASH_BYTES = 64 * MEGABYTE        # the one copy of the defaults: the options declare these
+DEFAULT_PAWN_HASH_BYTES = 4 * MEGABYTE
 
 
 class ResourceError(ValueError):
