@@ -33,8 +33,25 @@ def default_plugin_root() -> Path:
     return Path(data) / "games" / "plugins"
 
 
+def program_file() -> str | None:
+    """The one file this engine runs from, if it is one: the zip application `make` builds
+    (tools/build_binary.py), whose start module was loaded from the zip, or a frozen executable
+    (PyInstaller and the like set sys.frozen and make sys.executable the program)."""
+    loader = getattr(sys.modules.get("__main__"), "__loader__", None)
+    archive = getattr(loader, "archive", None)   # only a zipimporter has one
+    if isinstance(archive, str) and os.path.isfile(archive):
+        return os.path.abspath(archive)
+    if getattr(sys, "frozen", False):
+        return os.path.abspath(sys.executable)
+    return None
+
+
 def engine_command() -> str:
-    """How XBoard should start this engine: the installed `ponderosa` beside this Python, if any."""
+    """How XBoard should start this engine: the one file it runs from, else the installed
+    `ponderosa` beside this Python, else the one on the PATH."""
+    single = program_file()
+    if single is not None:
+        return single
     beside = Path(sys.executable).with_name("ponderosa")
     return str(beside) if beside.exists() else (shutil.which("ponderosa") or "ponderosa")
 
