@@ -12,13 +12,15 @@ How a budget is made (`allocate`):
   on every move, so incremental controls assume 20 (measured at 10+0.1: with 40 the engine
   ended its games with about 4 of its 10 seconds unused and spent 4.8 s on its first 20
   moves, where Ethereal spent 8; docs/STRENGTH.md);
-- the per-move latency allowance (`MOVE_OVERHEAD`) and the operator's time are set aside
-  for every move to go, unless the increment pays for them;
+- the per-move latency allowance (option Move Overhead, by default `MOVE_OVERHEAD`) and the
+  operator's time are set aside for every move to go, unless the increment pays for them;
 - soft = spendable clock / moves to go + the increment left after that allowance;
 - hard = 4x soft in conventional controls, 3x in sudden death and incremental ones (the soft
   limit before `usage` and pondering raise it), never more than half the clock and never more
-  than the clock minus a safety margin (`safety_margin`) minus the operator's time;
-- both are at least `MIN_BUDGET`, and soft never exceeds hard.
+  than the clock minus a safety margin (`safety_margin`), the operator's time and the move
+  overhead (Stockfish too takes the overhead off its maximum);
+- both are at least `MIN_BUDGET`, and soft never exceeds hard;
+- a fixed time per move (`st`, UCI's movetime) gives up the move overhead, at most a tenth of that time.
 """
 from __future__ import annotations
 
@@ -26,12 +28,14 @@ import math
 import re
 from dataclasses import dataclass
 
+from ponderosa.engine.limits import DEFAULT_MOVE_OVERHEAD_MS
+
 MIN_BUDGET = 0.003           # no budget is smaller: the search always completes its first iteration
-MOVE_OVERHEAD = 0.05         # GUI, pipe and process latency allowed for each move (seconds)
+MOVE_OVERHEAD = DEFAULT_MOVE_OVERHEAD_MS / 1000   # GUI, pipe and process latency of a move (s)
 SAFETY_MIN = 0.05            # the clock always keeps at least this after the hard limit...
 SAFETY_FRACTION = 0.05       # ...or this share of what is left...
 SAFETY_MAX = 1.0             # ...but no more than this
-ST_MARGIN = 0.05             # `st` gives up this much (or a tenth of a short `st`) for latency
+ST_MARGIN_SHARE = 0.1        # `st` gives up the move overhead, but never more than this share of its time
 SD_MOVES_TO_GO = 40          # sudden death: moves assumed still to play, at any point (Crafty: 40)
 INCREMENT_MOVES_TO_GO = 20   # the same when the increment pays each move's latency allowance
 HARD_RATIO_CONVENTIONAL = 4  # hard/soft when time comes back at the next control
@@ -278,7 +282,7 @@ def estimated_clock(control: TimeControl, moves_played: int) -> float:
 
 def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: float | None,
              moves_played: int, *, usage_percent: int = 0, operator_seconds: float = 0.0,
-             pondering: bool = False, lag_seconds: float = 0.0) -> TimeBudget:
+             pondering: bool = False, lag_seconds: float = 0.0, move_overhead: float = MOVE_OVERHEAD) -> TimeBudget:
     """The soft and hard limits for the engine's next move.
 
     own_seconds/opponent_seconds: the clocks from `time`/`otim` (None when the GUI sent none:
@@ -286,13 +290,16 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     game (for a `level` re-sent mid-game, the moves since it). usage_percent: Crafty's `usage`.
     operator_seconds: Crafty's `operator`, held back for every move to go. pondering: ponder on.
     lag_seconds: network lag a chess server charges to the clock for every move (server mode):
-    held back for every move to go, like the latency allowance, and off the hard limit."""
+    held back for every move to go, like the latency allowance, and off the hard limit.
+    move_overhead: seconds each move costs on the clock besides the search (option Move Overhead):
+    held back for every move to go unless the increment pays it, and off the hard limit."""
     if moves_played < 0:
         raise ValueError(f"moves played must be 0 or more, got {moves_played}")
     _check_seconds("operator time", operator_seconds)
     _check_seconds("lag allowance", lag_seconds)
+    _check_seconds("move overhead", move_overhead)
     if control.seconds_per_move is not None:
-        return _fixed_time_budget(control.seconds_per_move, own_seconds)
+        return _fixed_time_budget(control.seconds_per_move, own_seconds, move_overhead)
 
     session, moves_to_go = control.session(moves_played)
     conventional = moves_to_go is not None
@@ -301,7 +308,7 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     safety = safety_margin(clock)
 
     # Each move costs latency and operator time; the increment pays for it if it can, else the clock does.
-    per_move_cost = MOVE_OVERHEAD + lag_seconds + operator_seconds
+    per_move_cost = move_overhead + lag_seconds + operator_seconds
     increment_left = session.increment_seconds - per_move_cost
     if moves_to_go is not None:
         horizon = moves_to_go
@@ -330,16 +337,18 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     # Preferences (usage, pondering) may lower the hard limit but never raise it: the worst case stays
     # as safe as the plain allocation (Crafty too sets its absolute limit before `usage`).
     ratio = HARD_RATIO_CONVENTIONAL if conventional else HARD_RATIO_SUDDEN_DEATH
-    usable = clock - operator_seconds - lag_seconds
+    # The overhead is spent after the search stops (the move still has to reach the clock).
+    usable = clock - operator_seconds - lag_seconds - move_overhead
     ceiling = min(HARD_CLOCK_SHARE * usable, usable - safety)
     hard = max(MIN_BUDGET, min(ratio * min(plain, soft), ceiling))
     soft = max(MIN_BUDGET, min(soft, hard))
     return TimeBudget(soft_seconds=soft, hard_seconds=hard)
 
 
-def _fixed_time_budget(seconds_per_move: float, own_seconds: float | None) -> TimeBudget:
-    """`st`: soft == hard == the time less a latency margin; a real clock, if sent, still wins."""
-    budget = seconds_per_move - min(ST_MARGIN, 0.1 * seconds_per_move)
+def _fixed_time_budget(seconds_per_move: float, own_seconds: float | None, move_overhead: float) -> TimeBudget:
+    """`st`: soft == hard == the time less the move overhead (at most a tenth of a short `st`,
+    so that some thinking is left); a real clock, if sent, still wins."""
+    budget = seconds_per_move - min(move_overhead, ST_MARGIN_SHARE * seconds_per_move)
     if own_seconds is not None:
         clock = max(0.0, own_seconds)
         budget = min(budget, clock - safety_margin(clock))
@@ -352,19 +361,20 @@ MAX_DEADLINE_SECONDS = 1e7   # longer than any game, and still a 64-bit nanoseco
 
 def budget_from_clocks(own_seconds: float, opponent_seconds: float | None = None, increment_seconds: float = 0.0,
                        moves_to_go: int | None = None, *, usage_percent: int = 0,
-                       pondering: bool = False) -> TimeBudget:
+                       pondering: bool = False, move_overhead: float = MOVE_OVERHEAD) -> TimeBudget:
     """The budget for a move when the GUI sends the clocks as they stand (UCI's go wtime/btime/
     winc/binc/movestogo): the clock is a session of moves_to_go moves (sudden death without
     it) that starts now, allocated by the same `allocate` as XBoard's level/time/otim."""
     own = max(0.0, own_seconds)
     control = TimeControl(moves_per_session=max(0, moves_to_go or 0), base_seconds=own,
                           increment_seconds=max(0.0, increment_seconds))
-    return allocate(control, own, opponent_seconds, 0, usage_percent=usage_percent, pondering=pondering)
+    return allocate(control, own, opponent_seconds, 0, usage_percent=usage_percent, pondering=pondering,
+                    move_overhead=move_overhead)
 
 
-def budget_for_move_time(seconds: float) -> TimeBudget:
-    """A fixed time for this move (UCI's go movetime, XBoard's st): less the latency margin."""
-    return allocate(TimeControl(seconds_per_move=max(0.0, seconds)), None, None, 0)
+def budget_for_move_time(seconds: float, move_overhead: float = MOVE_OVERHEAD) -> TimeBudget:
+    """A fixed time for this move (UCI's go movetime, XBoard's st): less the move overhead."""
+    return allocate(TimeControl(seconds_per_move=max(0.0, seconds)), None, None, 0, move_overhead=move_overhead)
 
 
 def deadline_seconds(seconds: float) -> float:

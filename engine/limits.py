@@ -20,3 +20,10 @@ DEMOTE_THRESHOLD_RANGE = (-1000, 0)
 # Strength levels (engine/strength.py): UCI_Elo's range; at its top the engine plays at full strength.
 MIN_ELO = 1000
 FULL_ELO = 3100
+
+# Move Overhead (UCI; XBoard's MoveOverhead), in milliseconds: what a move costs on the clock besides the
+# search (the GUI or bot client, pipes, process scheduling, a server's network), kept back from every
+# move's time by engine/clock.py. The default is the smallest that lost no game on time in loaded
+# self-play at 10+0.1 and 60+0 (docs/TIME.md).
+DEFAULT_MOVE_OVERHEAD_MS = 100
+MOVE_OVERHEAD_RANGE_MS = (0, 5000)

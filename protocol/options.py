@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 # Only engine/limits.py: the XBoard handshake lists these options before the engine has loaded.
-from ponderosa.engine.limits import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE, MAX_THREADS
+from ponderosa.engine.limits import (
+    DEFAULT_MOVE_OVERHEAD_MS,
+    DEMOTE_THRESHOLD,
+    DEMOTE_THRESHOLD_RANGE,
+    MAX_THREADS,
+    MOVE_OVERHEAD_RANGE_MS,
+)
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
@@ -20,6 +26,7 @@ SPIN_OPTIONS: dict[str, tuple[int, int, int]] = {
     "Hash": (64, 1, 4096), "Contempt": (0, -500, 500), "Threads": (1, 1, MAX_THREADS), "Learn": (7, 0, 7),
     "BookLearnThreshold": (DEMOTE_THRESHOLD, *DEMOTE_THRESHOLD_RANGE),
     "MultiPV": (1, 1, MAX_MULTI_PV),
+    "Move Overhead": (DEFAULT_MOVE_OVERHEAD_MS, *MOVE_OVERHEAD_RANGE_MS),   # ms; each front end's clock keeps it
     **{name: (0, -100, 500) if name == "Asymmetry" else (100, 0, 1000) for name in SCALE_OPTIONS},
 }
 

@@ -367,6 +367,7 @@ def test_clock_budgets_come_from_the_one_allocation() -> None:
     """UCI's clocks go through engine/clock.py's allocate, as XBoard's level/time/otim do."""
     from ponderosa.engine.clock import (
         MIN_BUDGET,
+        MOVE_OVERHEAD,
         TimeControl,
         allocate,
         budget_for_move_time,
@@ -378,6 +379,6 @@ def test_clock_budgets_come_from_the_one_allocation() -> None:
     last_move = budget_from_clocks(1.0, None, 0.0, 1)
     assert last_move.hard_seconds <= 0.5 and last_move.soft_seconds <= last_move.hard_seconds
     assert budget_from_clocks(-3.0, None).hard_seconds == MIN_BUDGET        # a clock below zero: move at once
-    assert budget_for_move_time(1.0).hard_seconds == pytest.approx(0.95)     # the latency margin of `st`
+    assert budget_for_move_time(1.0).hard_seconds == pytest.approx(1.0 - MOVE_OVERHEAD)   # `st` gives up the overhead
     assert budget_from_clocks(10.0, None, pondering=True).soft_seconds > budget_from_clocks(10.0, None).soft_seconds
     assert deadline_seconds(float("nan")) == MIN_BUDGET and deadline_seconds(1e30) == 1e7

@@ -6,7 +6,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.book.opening_book import BookProbe
-from ponderosa.engine.clock import TimeBudget, budget_for_move_time, budget_from_clocks, deadline_seconds
+from ponderosa.engine.clock import (
+    MOVE_OVERHEAD,
+    TimeBudget,
+    budget_for_move_time,
+    budget_from_clocks,
+    deadline_seconds,
+)
 from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, IllegalMoveError
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits
 
@@ -69,22 +75,23 @@ def parse_go(args: str) -> GoCommand:
     return go
 
 
-def move_budget(go: GoCommand, white: bool, pondering: bool) -> TimeBudget | None:
-    """The time for the move from movetime or the side to move's clock (one allocation for
-    both protocols: engine/clock.py); None when the GUI gave neither."""
+def move_budget(go: GoCommand, white: bool, pondering: bool, move_overhead: float) -> TimeBudget | None:
+    """The time for the move from movetime or the side to move's clock, less the move overhead
+    (one allocation for both protocols: engine/clock.py); None when the GUI gave neither."""
     numbers = go.numbers
     if "movetime" in numbers:
-        return budget_for_move_time(numbers["movetime"] / 1000)
+        return budget_for_move_time(numbers["movetime"] / 1000, move_overhead)
     own, other = ("wtime", "btime") if white else ("btime", "wtime")
     if own not in numbers:
         return None
     increment = numbers.get("winc" if white else "binc", 0)
     opponent = numbers[other] / 1000 if other in numbers else None
     return budget_from_clocks(numbers[own] / 1000, opponent, increment / 1000,
-                              numbers.get("movestogo") or None, pondering=pondering)
+                              numbers.get("movestogo") or None, pondering=pondering, move_overhead=move_overhead)
 
 
-def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool) -> SearchLimits:
+def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool,
+                  move_overhead: float = MOVE_OVERHEAD) -> SearchLimits:
     """The limits of a `go` search of this kind (think, ponder or infinite)."""
     numbers = go.numbers
     depth = min(numbers.get("depth") or 0, MAX_DEPTH) or None
@@ -98,11 +105,11 @@ def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool) -> Sea
         return SearchLimits()
     if kind == "ponder":
         return SearchLimits(depth=depth, nodes=nodes, mate=mate)   # open-ended until ponderhit or stop
-    budget = move_budget(go, white, pondering)
+    budget = move_budget(go, white, pondering, move_overhead)
     if budget is None:
         if depth is not None or nodes is not None:
             return SearchLimits(depth=depth, nodes=nodes, mate=mate)
-        budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE)   # a bare `go`: the engine's default
+        budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE, move_overhead)   # a bare `go`: the engine's default
     soft, hard = deadline_seconds(budget.soft_seconds), deadline_seconds(budget.hard_seconds)
     return SearchLimits(depth=depth, nodes=nodes, soft_seconds=min(soft, hard), hard_seconds=hard, mate=mate)
 
@@ -118,7 +125,8 @@ def go(session: UciSession, args: str) -> None:
     legal = engine.legal_moves()
     if not legal:
         mated = engine.game.is_check()
-        session.out.line(f"info depth 0 score {'mate 0' if mated else 'cp 0'}")
+        certain = (" wdl 0 0 1000" if mated else " wdl 0 1000 0") if session.show_wdl else ""   # mated or stalemate
+        session.out.line(f"info depth 0 score {'mate 0' if mated else 'cp 0'}{certain}")
         session.out.line("bestmove 0000")
         return
     excluded: set[str] = set()
@@ -131,7 +139,7 @@ def go(session: UciSession, args: str) -> None:
                 session.info_string(f"searchmoves: illegal move {text} ignored")
         excluded = set(legal) - chosen if chosen else set()
     kind = "ponder" if command.ponder else "infinite" if command.infinite else "think"
-    limits = search_limits(command, kind, engine.white_to_move, session.ponder_enabled)
+    limits = search_limits(command, kind, engine.white_to_move, session.ponder_enabled, session.move_overhead)
     if kind == "think" and not excluded and not session.analyse_mode and engine.book.enabled:
         probe = engine.book_probe()   # once per move: a probe also ages the learned data
         if probe.move is not None:
@@ -198,11 +206,11 @@ def ponderhit(session: UciSession, args: str) -> None:
         result, session.active = active.result, None
         session.send_bestmove(result, record=True)
         return
-    budget = move_budget(active.go, session.engine.white_to_move, session.ponder_enabled)
+    budget = move_budget(active.go, session.engine.white_to_move, session.ponder_enabled, session.move_overhead)
     if budget is None:
         if "depth" in active.go.numbers or "nodes" in active.go.numbers or "mate" in active.go.numbers:
             return   # the depth or node limit ends it, as it would have without pondering
-        budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE)
+        budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE, session.move_overhead)
     hard = deadline_seconds(budget.hard_seconds)
     session.engine.set_time_budget(min(deadline_seconds(budget.soft_seconds), hard), hard)
 

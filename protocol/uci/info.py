@@ -4,12 +4,15 @@ from __future__ import annotations
 from ponderosa.engine.search import Thinking, mate_distance
 
 
-def format_info(report: Thinking, hashfull: int, tbhits: int) -> str:
-    """`info depth seldepth multipv score nodes nps time hashfull tbhits pv` for one report."""
+def format_info(report: Thinking, hashfull: int, tbhits: int, wdl: tuple[int, int, int] | None = None) -> str:
+    """`info depth seldepth multipv score [wdl] nodes nps time hashfull tbhits pv` for one report;
+    wdl (UCI_ShowWDL) follows the score and its bound, where Stockfish and python-chess have it."""
     mate = mate_distance(report.score)
     score = f"mate {mate}" if mate is not None else f"cp {report.score}"
     if report.bound != "exact":
         score += " lowerbound" if report.bound == "lower" else " upperbound"
+    if wdl is not None:
+        score += " wdl {} {} {}".format(*wdl)
     millis = int(report.seconds * 1000)
     return (f"info depth {report.depth} seldepth {max(report.seldepth, report.depth)} multipv {report.multipv} "
             f"score {score} nodes {report.nodes} nps {report.nodes_per_second} time {millis} hashfull {hashfull} "

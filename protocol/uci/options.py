@@ -66,7 +66,9 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("LearnStore", "string", lambda engine: DEFAULT),
     _shared_spin("Contempt"),
     UciOption("MultiPV", "spin", lambda engine: engine.multi_pv, *SPIN_OPTIONS["MultiPV"][1:]),
+    _shared_spin("Move Overhead"),
     UciOption("UCI_AnalyseMode", "check", lambda engine: False),
+    UciOption("UCI_ShowWDL", "check", lambda engine: False),
     UciOption("UCI_Opponent", "string", lambda engine: ""),
     UciOption("Log", "check", lambda engine: False),
     UciOption("UCI_Chess960", "check", lambda engine: engine.chess960),
@@ -111,6 +113,8 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
             engine.book.settings.width = number
         elif name == "UCI_Elo":
             engine.strength.set_target(number)   # takes effect at the next search
+        elif name == "Move Overhead":
+            session.move_overhead = number / 1000   # the next `go` (or ponderhit) allocates with it
         else:
             set_engine_option(engine, name, number)   # Hash, Threads, Learn, BookLearnThreshold, Contempt, MultiPV, ...
     elif option.kind == "check":
@@ -127,6 +131,8 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
                 note = "Chess960: castling as king takes rook; the book and learning are off"
         elif name == "UCI_AnalyseMode":
             session.analyse_mode = flag
+        elif name == "UCI_ShowWDL":
+            session.show_wdl = flag
         elif name == "Log":
             set_logging(flag)
     elif option.kind == "button":

@@ -13,8 +13,10 @@ from typing import Callable, TextIO
 
 import chess
 
+from ponderosa.engine.clock import MOVE_OVERHEAD
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
+from ponderosa.engine.wdl import material_count, wdl
 from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.uci.go import SEARCH_COMMANDS, GoCommand, stop
 from ponderosa.protocol.uci.info import format_info, progress_lines
@@ -38,6 +40,7 @@ class ActiveSearch:
     result: SearchResult | None = None   # a ponder/infinite search that ended before stop/ponderhit
     last_progress: float = 0.0
     last_depth: int = 0
+    material: int | None = None          # of the searched position, for UCI_ShowWDL
 
 
 class UciSession:
@@ -51,6 +54,8 @@ class UciSession:
         self.active: ActiveSearch | None = None
         self.ponder_enabled = True          # option Ponder: pondering is expected (more time per move)
         self.analyse_mode = False           # UCI_AnalyseMode: no book moves, nothing recorded for learning
+        self.move_overhead = MOVE_OVERHEAD  # Move Overhead (seconds): kept back from every move's time
+        self.show_wdl = False               # UCI_ShowWDL: info lines carry the win/draw/loss chances
         self._held: deque[tuple] = deque()  # events read while waiting for a stopped search's result
 
     # -- the loop ---------------------------------------------------------------
@@ -105,11 +110,13 @@ class UciSession:
     def start(self, kind: str, go: GoCommand, limits: SearchLimits, excluded: set[str]) -> None:
         """Start a `go` search of this kind; its bestmove comes when the search (or stop) says."""
         search = ActiveSearch(0, kind, go, self.engine.white_to_move, time.monotonic())
+        # The GUI's position is the searched one (a ponder search's too, predicted move included).
+        search.material = material_count(self.engine.game)
 
         def thinking(report: Thinking) -> None:
             try:
                 search.last_depth = report.depth
-                self.out.line(self.info_line(report))
+                self.out.line(self.info_line(report, search.material))
             except Exception:   # a report must never end the search (no bestmove would follow)
                 log.exception("info line failed")
 
@@ -142,9 +149,13 @@ class UciSession:
             self.engine.make_move(active.ponder_move)
             active.ponder_move = None
 
-    def info_line(self, report: Thinking) -> str:
-        """The `info` line of one report, with the table's fill and the tablebase hits now."""
-        return format_info(report, self.engine.tt.hashfull(), self.tablebase_hits())
+    def info_line(self, report: Thinking, material: int | None = None) -> str:
+        """The `info` line of one report, with the table's fill and the tablebase hits now, and with
+        UCI_ShowWDL the chances for the searched position's material (the game's, if not given)."""
+        chances = None
+        if self.show_wdl:
+            chances = wdl(report.score, material_count(self.engine.game) if material is None else material)
+        return format_info(report, self.engine.tt.hashfull(), self.tablebase_hits(), chances)
 
     def tablebase_hits(self) -> int:
         """Tablebase probes that answered in this search (none until the tablebases are wired in)."""

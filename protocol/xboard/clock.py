@@ -8,7 +8,15 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ponderosa.engine.clock import MIN_BUDGET, TimeBudget, TimeControl, allocate, parse_level, parse_st
+from ponderosa.engine.clock import (
+    MIN_BUDGET,
+    MOVE_OVERHEAD,
+    TimeBudget,
+    TimeControl,
+    allocate,
+    parse_level,
+    parse_st,
+)
 from ponderosa.engine.search import SearchLimits
 
 if TYPE_CHECKING:
@@ -31,6 +39,7 @@ class XBoardClock:
     node_rate: int | None = None        # `nps`: the clock counts nodes at this rate
     usage_percent: int = 0
     operator_seconds: float = 0.0
+    move_overhead: float = MOVE_OVERHEAD   # option MoveOverhead, in seconds: kept back from every move's time
 
     def new_game(self) -> None:
         """XBoard's `new`: the limits and clocks go (the time control stays)."""
@@ -42,7 +51,7 @@ class XBoardClock:
     def _time_budget(self, pondering: bool, lag_seconds: float) -> TimeBudget:
         return allocate(self.control, self.own_seconds, self.opponent_seconds, self.moves_played,
                         usage_percent=self.usage_percent, operator_seconds=self.operator_seconds,
-                        pondering=pondering, lag_seconds=lag_seconds)
+                        pondering=pondering, lag_seconds=lag_seconds, move_overhead=self.move_overhead)
 
     def budget(self, pondering: bool, lag_seconds: float) -> tuple[float, float]:
         """(soft, hard) seconds for the move: the clock module's allocation, as a deadline the

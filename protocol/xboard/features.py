@@ -17,7 +17,8 @@ OPTIONS: dict[str, tuple[str, int, int, int]] = {
     "Hash": _spin("Hash"), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
     "Contempt": _spin("Contempt"), "Threads": _spin("Threads"), "Log": ("check", 0, 0, 1),
     "Resign": ("spin", 0, 0, 50), "Learn": _spin("Learn"), "BookLearnThreshold": _spin("BookLearnThreshold"),
-    "MultiPV": _spin("MultiPV"),
+    # UCI's "Move Overhead": python-chess reads an XBoard option's name up to the first space.
+    "MultiPV": _spin("MultiPV"), "MoveOverhead": _spin("Move Overhead"),
     "UCI_LimitStrength": ("check", 0, 0, 1), "UCI_Elo": ("spin", FULL_ELO, MIN_ELO, FULL_ELO),
     **{name: _spin(name) for name in SCALE_OPTIONS},
 }

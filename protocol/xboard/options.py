@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ponderosa.protocol.xboard.session import XBoardSession
 
 PAWN_HASH_MB = 4   # `memory` is the whole budget: the pawn hash keeps its share
+XBOARD_NAMES = {"Move Overhead": "MoveOverhead"}   # UCI's name, typed by hand, is the XBoard option too
 
 
 def memory(session: XBoardSession, args: str) -> None:
@@ -42,6 +43,7 @@ def cores(session: XBoardSession, args: str) -> None:
 def option(session: XBoardSession, args: str) -> None:
     name, _, value = args.partition("=")
     name, value = name.strip(), value.strip()
+    name = XBOARD_NAMES.get(name, name)
     if tablebase_option(session, name, value):
         return
     if name == "EvalFile":
@@ -69,6 +71,8 @@ def option(session: XBoardSession, args: str) -> None:
         session.engine.strength.limit = bool(number)
     elif name == "UCI_Elo":
         session.engine.strength.set_target(number)
+    elif name == "MoveOverhead":
+        session.clock.move_overhead = number / 1000
     elif name == "Log":
         set_logging(bool(number))
         set_game_files(session, bool(number))
