@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from uci_harness import UciEngine, peak_megabytes
+from uci_harness import UciEngine, bad_files, peak_megabytes
 
 # 3 modes: 1,800 lines a run
 # PONDEROSA_FUZZ_LINES sets another count per mode for a long run (with PONDEROSA_FUZZ_RANDOM=1)
@@ -116,15 +116,6 @@ def sendable(line: str, files: dict[str, str]) -> list[str]:
     for name, path in files.items():
         line = line.replace(name, path)
     return [piece for piece in line.replace("\r", "\n").split("\n") if piece.strip().partition(" ")[0] != "quit"]
-
-
-def bad_files(folder: Path) -> dict[str, str]:
-    """A FIFO nobody writes, a folder, and a sparse file of 5 GB (beyond every kind's cap)."""
-    os.mkfifo(folder / "fifo")
-    (folder / "folder").mkdir()
-    with open(folder / "big", "wb") as handle:
-        handle.truncate(5 << 30)
-    return {"{FIFO}": str(folder / "fifo"), "{BIG}": str(folder / "big"), "{FOLDER}": str(folder / "folder")}
 
 
 def largest_tables_mb(lines: list[str], tables: dict[str, int]) -> None:

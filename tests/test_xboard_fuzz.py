@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from uci_harness import peak_megabytes
+from uci_harness import bad_files, peak_megabytes
 from xboard_harness import F_CASTLE, F_EPFEN, F_MID, F_PROMO, F_W1, MOVE, PONG, XBoardEngine
 
 # 5 modes: 10,500 lines a run
@@ -145,15 +145,6 @@ def sendable(line: str, files: dict[str, str]) -> list[str]:
             piece = "memory 16"
         kept.append(piece)
     return kept
-
-
-def bad_files(folder: Path) -> dict[str, str]:
-    """A FIFO nobody writes, a folder, and a sparse file of 5 GB (beyond every kind's cap)."""
-    os.mkfifo(folder / "fifo")
-    (folder / "folder").mkdir()
-    with open(folder / "big", "wb") as handle:
-        handle.truncate(5 << 30)
-    return {"{FIFO}": str(folder / "fifo"), "{BIG}": str(folder / "big"), "{FOLDER}": str(folder / "folder")}
 
 
 # Everything the engine may print (§5): anything else is stray output.

@@ -50,6 +50,16 @@ def peak_megabytes(pid: int) -> float:
     raise AssertionError(f"no VmHWM for process {pid}")
 
 
+def bad_files(folder: Path) -> dict[str, str]:
+    """For the fuzzers: a FIFO nobody writes, a folder, and a sparse file of 5 GB (beyond every
+    kind's cap), by the names the generated lines use."""
+    os.mkfifo(folder / "fifo")
+    (folder / "folder").mkdir()
+    with open(folder / "big", "wb") as handle:
+        handle.truncate(5 << 30)
+    return {"{FIFO}": str(folder / "fifo"), "{BIG}": str(folder / "big"), "{FOLDER}": str(folder / "folder")}
+
+
 @dataclass
 class Line:
     at: float
