@@ -75,6 +75,7 @@ TABLES: dict[str, Table] = {
     "soak": Table(("soak.*",), columns=("what", "result", "commit", "date", "command", "note")),
     "tests": Table(("tests.*",), columns=("what", "result", "commit", "date", "command", "note")),
     "build": Table(("build.*",), columns=("what", "result", "commit", "date", "command")),
+    "binary": Table(("binary.make", "binary.startup"), columns=("what", "result", "commit", "date", "command")),
     "profile": Table(("profile.bench",), columns=("what", "result", "commit", "date", "bench", "command")),
     "strength": Table(("match.ethereal12", "match.toga2", "match.crafty", "match.base-571b793",
                        "match.threads2", "match.debian*"), columns=MATCH),
@@ -106,6 +107,9 @@ RESULTS: tuple[tuple[str, str], ...] = (
     ("startup.pong", "`pong` after **{ms} ms**[ ({ms_low}-{ms_high})]; Crafty {crafty_ms} ms, Fairy-Max "
                      "{fairymax_ms} ms: **{ratio}×** Crafty's[, {starts} starts each]"),
     ("startup.engine", "`pong` after `new` at **{ms} ms**[ ({ms_low}-{ms_high})]"),
+    ("binary.make", "**{size_mb} MB** file in **{build_s} s** (install {install_s} s, bundle {bundle_s} s)"),
+    ("binary.startup", "**{ratio}×** the pip program ({file_ms} against {pip_ms} ms), two at once "
+                       "{two_at_once_ratio}×; bench {bench_ratio}×, {bench_nodes:,} nodes"),
     ("nnue.speed", "[network **{network_nps_m:.2f} M** nodes/s][ ({network_nps_m_low:.2f}-{network_nps_m_high:.2f})]"
                    "[, hand-written {classic_nps_m:.2f} M][ ({classic_nps_m_low:.2f}-{classic_nps_m_high:.2f})][: ]"
                    "**{ratio}×** the hand-written evaluation's[, {runs} runs each]"),
