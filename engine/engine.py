@@ -125,8 +125,7 @@ class Engine:
 
     def replace_game(self, start_fen: str, moves: list[chess.Move]) -> None:
         """The game from start_fen with moves (read from PGN, or `reset`); errors keep the game."""
-        self.worker.stop()
-        self.learner.start_game(self.state.replace(start_fen, moves))
+        self.learner.start_game(self.state.replace(start_fen, moves, before_change=self.worker.stop))
 
     def pgn(self) -> str:
         return self.state.pgn()

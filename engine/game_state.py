@@ -55,9 +55,10 @@ class GameState:
         self.save_record()
         return checked
 
-    def replace(self, start_fen: str, moves: list[chess.Move]) -> str:
+    def replace(self, start_fen: str, moves: list[chess.Move], before_change: Callable[[], None]) -> str:
         """The game from start_fen with moves; returns the start as checked. FenError for a bad
-        start, IllegalMoveError for a bad move: the game is kept as it was."""
+        start, IllegalMoveError for a bad move: the game is kept as it was (and before_change,
+        which ends a running search, is not called)."""
         checked = validate_fen(start_fen, self.chess960)
         record, board = chess.Board(checked, chess960=self.chess960), Board(checked, chess960=self.chess960)
         for move in moves:
@@ -66,6 +67,7 @@ class GameState:
                 raise IllegalMoveError(move.uci())
             record.push(move)
             board.push_uci(move.uci())
+        before_change()
         self.board, self.game = board, record
         self.save_record()
         return checked

@@ -13,7 +13,7 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.tt import TranspositionTable
-from ponderosa.engine.input_files import MIB, PathLike, open_lines
+from ponderosa.engine.input_files import MAX_OPENINGS_BYTES, MIB, PathLike, open_lines
 from ponderosa.engine.search import Searcher, SearchLimits
 
 START_PLIES = (8, 9)      # from the start position: four or more moves of each side, either side on move
@@ -27,7 +27,6 @@ TRIES = 64                # attempts outside the margin before the most balanced
 MAX_ATTEMPTS = 10_000     # attempts without one searched candidate: the book cannot give a new position
 TABLE_BYTES = 1 * MIB     # the check search's own tables: small, since each is cleared per position
 PAWN_TABLE_BYTES = 256 * 1024
-MAX_BOOK_BYTES = 256 * MIB   # an EPD book is held in memory as its lines (OpenBench's largest are tens of MB)
 
 
 class GenfensError(ValueError):
@@ -67,7 +66,7 @@ class Opening:
 def read_book(path: PathLike) -> list[str]:
     """The EPD book's position lines (blank lines and # comments left out), read through the input
     door: a device, FIFO, folder, binary or over-large file is refused as InputFileError."""
-    with open_lines(path, "an EPD opening book", MAX_BOOK_BYTES) as lines:
+    with open_lines(path, "an EPD opening book", MAX_OPENINGS_BYTES) as lines:
         return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 

@@ -19,6 +19,7 @@ KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 # (engine/nnue/network_file.py: MAX_FILE_BYTES, checked there); the rest by what such files are.
 MAX_BOOK_BYTES = 4 * GIB        # a Ponderosa book (SQLite, read by queries) or a Polyglot .bin (16 bytes a move)
 MAX_SUITE_BYTES = 64 * MIB      # an EPD or Crafty-format test suite (the largest public ones are a few MB)
+MAX_OPENINGS_BYTES = 256 * MIB  # genfens' EPD opening book, held as its lines (OpenBench's largest are tens of MB)
 MAX_LEARNED_BYTES = 64 * MIB    # a .lrn export of learned data (read whole before it is learned)
 MAX_SMALL_TEXT_BYTES = 1 * MIB  # rc files, `input` files, one-position files, the server's lists
 # Streams (PGN, EPD, .lrn) are read a line at a time: a line or a game longer than these is not text
