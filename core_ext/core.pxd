@@ -425,12 +425,14 @@ cdef struct NNUERefreshCache:
     Bitboard pieces[2][7]            # [colour][type] of the last position refreshed through here
     uint64_t serial                  # the network the values belong to; 0: nothing cached yet
 
-cdef NNUENetwork* NNUE_NET           # the loaded network, or NULL: the hand-written evaluation
+cdef class Network:                  # one network's weights (nnue_network.pxi); Evaluator.network
+    cdef NNUENetwork* net            # malloc'd, freed with the object
 
 cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack,
                        NNUERefreshCache* cache) noexcept nogil   # side to move's view
 
 cdef struct EvalState:
+    NNUENetwork* net              # the network this state evaluates with, or NULL: the hand-written evaluation
     NNUEAccumulator* accumulators # by position ply (MAX_STATES), made at the first network evaluation
     NNUERefreshCache* refresh_cache   # made with the accumulators: refreshes start from the last one
     PawnEntry* pawn_table         # malloc'd, power-of-two number of entries
@@ -473,6 +475,8 @@ cdef void eval_state_free(EvalState* ev) noexcept nogil
 
 cdef class Evaluator:
     cdef EvalState state
+    cdef Network network_owner       # keeps state.net's memory while it is in use
+    cdef list used_networks          # every network it was given: a search may still read a replaced one
 
 # ---------------------------------------------------------------- transposition table (tt_table.pxi)
 # 4-entry buckets of 16-byte entries, replaced by depth and age. Several search threads share it

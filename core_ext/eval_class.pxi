@@ -24,11 +24,13 @@ SCALE_LIMITS = {"asymmetry": (-100, 500), "bscale": (0, 1000), "kscale": (0, 100
 
 
 cdef class Evaluator:
-    """Static evaluator with its own pawn hash table and Crafty-style term scales."""
+    """Static evaluator with its own pawn hash table and Crafty-style term scales, and the network
+    it evaluates with (none at first: the hand-written evaluation)."""
 
     def __cinit__(self, *args, **kwargs):
         memset(&self.state, 0, sizeof(EvalState))
         set_defaults(&self.state)
+        self.used_networks = []
 
     def __init__(self, pawn_hash_bytes: int = 4 * 1024 * 1024):
         self.set_pawn_hash(pawn_hash_bytes)
@@ -68,6 +70,27 @@ cdef class Evaluator:
             raise ValueError(f"engine side must be 0 (White) or 1 (Black), not {colour}")
         self.state.engine_side = colour
 
+    @property
+    def network(self):
+        """The Network this evaluator evaluates with, or None: the hand-written evaluation."""
+        return self.network_owner
+
+    @network.setter
+    def network(self, Network network) -> None:
+        # Give it between searches of this evaluator. One that does run on meanwhile (without the
+        # GIL) finishes each evaluation with the network it began it with: a network once given
+        # is kept as long as the evaluator (a replaced one costs its 400 KB, and networks are
+        # replaced by a person, not in a loop).
+        if network is not None and not any(used is network for used in self.used_networks):
+            self.used_networks.append(network)
+        self.network_owner = network
+        self.state.net = network.net if network is not None else NULL
+
+    @property
+    def network_active(self) -> bool:
+        """Whether this evaluator evaluates with a network."""
+        return self.state.net != NULL
+
     def set_scale(self, name, value) -> None:
         """Set one of Crafty's evaluation scales (percent; asymmetry is a signed percent)."""
         if name not in SCALE_LIMITS:
@@ -98,8 +121,8 @@ cdef class Evaluator:
 
     def network_evaluate(self, Board board not None) -> int:
         """The network's own output (side to move's view), before the material facts that
-        evaluate() applies; the hand-written evaluation's score when no network is loaded."""
-        cdef NNUENetwork* net = NNUE_NET
+        evaluate() applies; the hand-written evaluation's score when it has no network."""
+        cdef NNUENetwork* net = self.state.net
         if net == NULL:
             return self.classic_evaluate(board)
         if not nnue_state_ready(&self.state):
@@ -107,7 +130,7 @@ cdef class Evaluator:
         return nnue_evaluate(net, board.pos, self.state.accumulators, self.state.refresh_cache)
 
     def classic_evaluate(self, Board board not None) -> int:
-        """The hand-written evaluation's score (side to move's view), whether or not a network is loaded."""
+        """The hand-written evaluation's score (side to move's view), whether or not it has a network."""
         cdef int score = evaluate_uncached(board.pos, &self.state)
         return score if board.pos.side == WHITE else -score
 
@@ -116,9 +139,9 @@ cdef class Evaluator:
         through this evaluator's incremental stack, or with fresh computed from scratch."""
         cdef NNUEAccumulator* scratch
         cdef NNUEAccumulator* acc
-        cdef NNUENetwork* net = NNUE_NET
+        cdef NNUENetwork* net = self.state.net
         if net == NULL:
-            raise RuntimeError("no network loaded")
+            raise RuntimeError("the evaluator has no network")
         if fresh:
             scratch = <NNUEAccumulator*>malloc(sizeof(NNUEAccumulator))
             if scratch == NULL:

@@ -385,7 +385,7 @@ cdef void prepare_evaluation(Position* pos, EvalState* ev) noexcept nogil:
     check). Its children then evaluate by one incremental step from it; otherwise they find no
     computed ancestor and refresh, which costs a column per differing piece. The scores are the
     same either way (the sums are exact); nothing to do for the hand-written evaluation."""
-    cdef NNUENetwork* net = NNUE_NET
+    cdef NNUENetwork* net = ev.net
     if net != NULL and nnue_state_ready(ev):
         nnue_update(net, pos, ev.accumulators, ev.refresh_cache)
 
@@ -398,7 +398,7 @@ cdef int evaluate(Position* pos, EvalState* ev) noexcept nogil:
     cdef int score
     cdef uint64_t key
     cdef EvalCacheEntry* slot
-    cdef NNUENetwork* net = NNUE_NET   # read once: the evaluation uses this one throughout
+    cdef NNUENetwork* net = ev.net   # read once: the evaluation uses this one throughout
     if net != NULL:
         # The network's accumulators make a cache of little use; made at the first use.
         if nnue_state_ready(ev):

@@ -3,9 +3,9 @@
 ponderosa.core_ext.core (the core's one C unit, from eval_main.pxi and eval_*.pxi); this module
 keeps its import path."""
 from ponderosa.core_ext.core import (
-    EVAL_WEIGHTS, SCALE_LIMITS, SCALE_NAMES, TERM_NAMES, Evaluator, default_weights, get_weights, set_weights,
-    nnue_active, nnue_install, nnue_remove, nnue_shape,
+    EVAL_WEIGHTS, SCALE_LIMITS, SCALE_NAMES, TERM_NAMES, Evaluator, Network, default_weights, get_weights,
+    set_weights, nnue_shape,
 )
 
-__all__ = ["EVAL_WEIGHTS", "SCALE_LIMITS", "SCALE_NAMES", "TERM_NAMES", "Evaluator", "default_weights",
-           "get_weights", "set_weights", "nnue_active", "nnue_install", "nnue_remove", "nnue_shape"]
+__all__ = ["EVAL_WEIGHTS", "SCALE_LIMITS", "SCALE_NAMES", "TERM_NAMES", "Evaluator", "Network", "default_weights",
+           "get_weights", "set_weights", "nnue_shape"]

@@ -157,8 +157,8 @@ cdef inline int32_t nnue_output(NNUENetwork* net, const int16_t* us, const int16
 
 cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack,
                        NNUERefreshCache* cache) noexcept nogil:
-    """Centipawns from the side to move's view, by net (the caller read NNUE_NET once: another
-    thread may replace it meanwhile, and a replaced network is never freed); cache may be NULL."""
+    """Centipawns from the side to move's view, by net (the caller read its EvalState's net once:
+    the evaluator may be given another meanwhile, and it keeps a replaced one); cache may be NULL."""
     cdef NNUEAccumulator* acc
     cdef int32_t score
     nnue_update(net, pos, stack, cache)

@@ -5,9 +5,8 @@ and learning around it (engine/book_learning.py) and search control with strengt
 come back as values or through callbacks."""
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Collection, Iterator
+from typing import TYPE_CHECKING, Callable
 
 import chess
 
@@ -26,7 +25,9 @@ from ponderosa.engine.bench import (
 from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.book.select import BookDecision
 from ponderosa.engine.book_learning import BookLearning
+from ponderosa.engine.engine_options import EngineOptions, EngineSummary
 from ponderosa.engine.game_state import GameState, IllegalMoveError
+from ponderosa.engine.genfens import GenfensOptions, Opening, opening_fens
 from ponderosa.engine.ics import IcsSettings
 from ponderosa.engine.learning.store import LearnedStore
 from ponderosa.engine.opponent import Opponent
@@ -36,19 +37,10 @@ from ponderosa.engine.search_control import DEFAULT_SECONDS_PER_MOVE, SearchCont
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.write_errors import WriteErrors
 
+if TYPE_CHECKING:
+    from ponderosa.engine.annotate import AnnotateRequest, AnnotationReport, Progress
+
 __all__ = ["DEFAULT_SECONDS_PER_MOVE", "Engine", "EngineSummary", "IllegalMoveError"]
-
-
-@dataclass
-class EngineSummary:
-    """The engine's working set-up, as the start-up banner shows it."""
-
-    hash_bytes: int
-    pawn_hash_bytes: int
-    books: dict[str, tuple[str, int]]   # "opening book" / "start book": (file, positions)
-    learned_location: str
-    threads: int
-    tablebases: tuple[str, int] | None = None   # (path, most pieces of a table found), when tables are in use
 
 
 class Engine:
@@ -67,7 +59,9 @@ class Engine:
         self.evaluation_messages = self.control.evaluation_messages
         self.book, self.book_files, self.learner = self.books.book, self.books.book_files, self.books.learner
         self.book_messages = self.books.book_messages
+        self.book.follow(self.evaluation)   # bookw eval evaluates with the engine's network (or none)
         self.record, self.game_files = self.state.record, self.state.game_files
+        self.options = EngineOptions(self.settings, self.books, self.tablebases)   # the front ends' settings
         self.searcher.before_search = lambda: self.books.load_learned_positions(self.tt)
         self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
         self.opponent = Opponent()          # who the engine plays (UCI_Opponent; XBoard's name/rating)
@@ -144,6 +138,11 @@ class Engine:
 
     def fen(self) -> str:
         return self.board.fen()
+
+    def position(self, stack: bool = True) -> chess.Board:
+        """The game as a python-chess board of the front end's own (a copy), with the moves played
+        when stack: the side to move, checks, pieces, the start position and the moves."""
+        return self.game.copy(stack=stack)
 
     @property
     def white_to_move(self) -> bool:
@@ -247,9 +246,6 @@ class Engine:
     def set_user_value(self, value: int | None) -> str:
         return self.books.set_user_value(value)
 
-    def history(self) -> list[str]:
-        return self.state.history()
-
     def outcome(self) -> tuple[str, str] | None:
         return self.state.outcome()
 
@@ -280,6 +276,14 @@ class Engine:
     def stop(self) -> None:
         """Ask the running search to stop (it still reports its result); does not wait."""
         self.searcher.stop()
+
+    def progress(self) -> tuple[str | None, int, int, float]:
+        """The running search's root move now, its number, the nodes and the seconds so far."""
+        return self.searcher.progress()
+
+    def hashfull(self) -> int:
+        """Permille of the transposition table in use."""
+        return self.tt.hashfull()
 
     @property
     def multi_pv(self) -> int:
@@ -326,13 +330,7 @@ class Engine:
 
     def summary(self) -> EngineSummary:
         """What the engine runs with, for the start-up banner."""
-        books = {}
-        for name, source in (("opening book", self.book.large), ("start book", self.book.start)):
-            if source is not None:
-                books[name] = (source.path, source.positions())
-        tables = (self.tablebases.path, self.tablebases.largest) if self.tablebases.largest > 0 else None
-        return EngineSummary(self.tt.size, self.settings.pawn_hash_bytes, books, self.learned.location,
-                             self.threads, tables)
+        return self.options.summary()
 
     @property
     def threads(self) -> int:
@@ -379,6 +377,17 @@ class Engine:
     def bench(self, depth: int = BENCH_DEPTH, on_position: Callable[[int, str, SearchResult], None] | None = None,
               threads: int = 1) -> BenchResult:
         return run_bench(self, depth, on_position, threads)
+
+    def annotate(self, request: AnnotateRequest, progress: Progress | None = None) -> AnnotationReport:
+        """Annotate the games of a PGN file (Crafty's annotate) on the engine's tables; ends a running search."""
+        from ponderosa.engine.annotate import annotate_file  # only when used
+        self.end_search()
+        return annotate_file(self.searcher, request, progress)
+
+    def genfens(self, count: int, seed: int, book: str | None, options: GenfensOptions) -> Iterator[Opening]:
+        """OpenBench's openings (engine/genfens.py), checked with the engine's evaluation."""
+        self.end_search()   # a silent ponder search would share the processor
+        return opening_fens(count, seed, book, options, network=self.evaluator.network)
 
     def run_suite(self, path: str, early_exit: int | None = None,
                   on_result: Callable[[TestPosition, SearchResult, bool], None] | None = None,

@@ -1,7 +1,7 @@
 """Opening positions for data generation (OpenBench's `genfens`): from a seed, and optionally an
 EPD book, positions reached by random legal plies, each legal, not over, new, and near balance by
-a short search of the engine's own searcher. A pure function of its arguments and the evaluation
-in use: the same seed gives the same lines (docs/GENFENS.md)."""
+a short search of the engine's own searcher. A pure function of its arguments, the network the
+search evaluates with among them: the same seed gives the same lines (docs/GENFENS.md)."""
 from __future__ import annotations
 
 import random
@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import chess
 
 from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.evaluate import Evaluator, Network
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.input_files import MAX_OPENINGS_BYTES, MIB, PathLike, open_lines
+from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.search import Searcher, SearchLimits
 
 START_PLIES = (8, 9)      # from the start position: four or more moves of each side, either side on move
@@ -27,6 +28,7 @@ TRIES = 64                # attempts outside the margin before the most balanced
 MAX_ATTEMPTS = 10_000     # attempts without one searched candidate: the book cannot give a new position
 TABLE_BYTES = 1 * MIB     # the check search's own tables: small, since each is cleared per position
 PAWN_TABLE_BYTES = 256 * 1024
+SHIPPED = "shipped"       # opening_fens' network unless told: the one the program starts with
 
 
 class GenfensError(ValueError):
@@ -113,9 +115,13 @@ class _CheckSearch:
     """The engine's searcher on its own small tables, single-threaded, cleared before each
     position: the same position always gets the same score."""
 
-    def __init__(self, nodes: int) -> None:
+    def __init__(self, nodes: int, network: Network | None | str) -> None:
         self.tt = TranspositionTable(TABLE_BYTES)
         self.evaluator = Evaluator(PAWN_TABLE_BYTES)
+        if isinstance(network, str):   # SHIPPED: the shipped network, if the package has one
+            EvaluationChoice(self.evaluator).load_default()
+        else:
+            self.evaluator.network = network
         self.searcher = Searcher(self.tt, self.evaluator)
         self.limits = SearchLimits(nodes=nodes)
 
@@ -127,17 +133,21 @@ class _CheckSearch:
 
 
 def opening_fens(count: int, seed: int, book: PathLike | None = None,
-                 options: GenfensOptions = GenfensOptions()) -> Iterator[Opening]:
+                 options: GenfensOptions = GenfensOptions(),
+                 network: Network | None | str = SHIPPED) -> Iterator[Opening]:
     """`count` openings, each yielded as soon as found: from the start position (or a random
     position of the EPD book) after random plies, legal, not over, not given before, and searched
     to within the margin. Should TRIES attempts in a row all fall outside it, the most balanced of
     them is taken, so that the lines keep coming from a lopsided book. Raises InputFileError for a
-    book the input door refuses and GenfensError for one that cannot give a position."""
+    book the input door refuses and GenfensError for one that cannot give a position.
+
+    The check search evaluates with network: an engine's (its Evaluator.network; None: the
+    hand-written evaluation), by default the shipped one, the evaluation the program starts with."""
     lines = read_book(book) if book is not None else None
     if lines is not None and not any(book_board(line) is not None for line in lines):
         raise GenfensError(f"{book}: no valid position in the EPD book")
     rng = random.Random(seed)
-    check = _CheckSearch(options.nodes)
+    check = _CheckSearch(options.nodes, network)
     seen: set[str] = set()
     for _ in range(count):
         opening = _one_opening(rng, lines, options, check, seen)

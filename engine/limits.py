@@ -5,6 +5,10 @@ from __future__ import annotations
 
 MAX_THREADS = 64                    # search threads (cores N, option Threads)
 
+MEGABYTE = 1 << 20
+DEFAULT_HASH_BYTES = 64 * MEGABYTE          # the transposition table (option Hash, `hash`, XBoard `memory`)
+DEFAULT_PAWN_HASH_BYTES = 4 * MEGABYTE      # each search thread's pawn hash (`hashp`)
+
 DEFAULT_PROBE_DEPTH = 1             # plies of remaining depth a node needs to probe Syzygy
 PROBE_DEPTH_RANGE = (0, 100)        # what SyzygyProbeDepth accepts (XBoard and UCI)
 

@@ -1,6 +1,7 @@
-"""Settings a running search uses (the hash tables, the search threads, the tablebases) asked for
-while it runs. The rule for every front end: such a change waits for the search's end, pondering
-included, and is applied before anything else searches (SearchSettings.apply_pending_settings, engine/settings.py)."""
+"""Settings a running search uses (the hash tables and clearing them, the search threads, the
+tablebases, the network) asked for while it runs. The rule for every front end: such a change
+waits for the search's end, pondering included, and is applied before anything else searches
+(SearchSettings.apply_pending_settings, engine/settings.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ class PendingSettings:
     tablebase_cache_bytes: int | None = None
     tablebase_path: str | None = None
     eval_file: str | None = None
+    clear_tables: bool = False   # Clear Hash, `new`'s table reset: the tables start afresh
 
 
 @dataclass

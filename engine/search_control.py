@@ -37,7 +37,7 @@ class SearchControl:
         self.evaluator = Evaluator(DEFAULT_PAWN_HASH_BYTES)
         self.searcher = Searcher(self.tt, self.evaluator)
         self.strength = StrengthLevel()           # UCI_LimitStrength/UCI_Elo, skill: full strength until set
-        self.evaluation = EvaluationChoice()      # the network (EvalFile) or the hand-written evaluation
+        self.evaluation = EvaluationChoice(self.evaluator)   # the network (EvalFile) or the hand-written evaluation
         self.evaluation_messages = self.evaluation.load_default()   # for the front end to show
         self.tablebases = Tablebases()            # no path until egtb/tbpath/egtpath/SyzygyPath
         self.searcher.tablebases = self.tablebases

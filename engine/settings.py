@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from ponderosa.core_ext.evaluate import Evaluator
-from ponderosa.engine.limits import MAX_THREADS
+from ponderosa.engine.limits import DEFAULT_HASH_BYTES, DEFAULT_PAWN_HASH_BYTES, MAX_THREADS, MEGABYTE
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.search import Searcher
@@ -15,9 +15,7 @@ from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.worker import HelperPool
 
 T = TypeVar("T")
-MEGABYTE = 1 << 20
-DEFAULT_HASH_BYTES = 64 * MEGABYTE        # the one copy of the defaults: the options declare these
-DEFAULT_PAWN_HASH_BYTES = 4 * MEGABYTE
+__all__ = ["DEFAULT_HASH_BYTES", "DEFAULT_PAWN_HASH_BYTES", "ResourceError", "SearchSettings"]
 
 
 class ResourceError(ValueError):
@@ -96,6 +94,20 @@ class SearchSettings:
         self.pending.eval_file = None
         return self._change_evaluation(self.evaluation.set_file, name)
 
+    def clear_tables(self) -> bool:
+        """Empty the transposition table and the search statistics; True if done now, False if it
+        waits for a running search's end."""
+        if self._searching():
+            self.pending.clear_tables = True
+            return False
+        self.pending.clear_tables = False
+        self._clear_tables()
+        return True
+
+    def _clear_tables(self) -> None:
+        self.tt.clear()
+        self.searcher.core.clear()
+
     def set_eval_mode(self, mode: str) -> str:
         """`nnue` or `classic` (the console's `eval`); stops a running search first."""
         self._end_search()
@@ -105,8 +117,7 @@ class SearchSettings:
         # Stored static evaluations belong to the old evaluation: the table starts afresh.
         self.searcher.park_helpers()
         result = change(argument)
-        self.tt.clear()
-        self.searcher.core.clear()
+        self._clear_tables()
         return result
 
     def set_tablebase_cache(self, size_bytes: int) -> int:
@@ -144,6 +155,8 @@ class SearchSettings:
                     self._applied.resource_messages.append(str(error))
         if pending.threads is not None:
             self._applied.threads = True
+        if pending.clear_tables:
+            self._clear_tables()
         if pending.tablebase_cache_bytes is not None:
             self.tablebases.set_cache(pending.tablebase_cache_bytes)
         if pending.eval_file is not None:

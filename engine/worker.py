@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.evaluate import Evaluator, Network
 from ponderosa.core_ext.search import Search
 from ponderosa.core_ext.tt import TranspositionTable
-from ponderosa.engine.limits import MAX_THREADS
+from ponderosa.engine.limits import DEFAULT_PAWN_HASH_BYTES, MAX_THREADS
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 
 log = logging.getLogger(__name__)
@@ -52,9 +52,11 @@ class HelperResult:
 class _Helper:
     """One parked helper thread with its own search state and pawn hash; the table is shared."""
 
-    def __init__(self, index: int, main: Search, tt: TranspositionTable, pawn_hash_bytes: int) -> None:
+    def __init__(self, index: int, main: Search, tt: TranspositionTable, pawn_hash_bytes: int,
+                 network: Network | None) -> None:
         self.index = index
         self.evaluator = Evaluator(pawn_hash_bytes)
+        self.evaluator.network = network   # the main thread's (copied again before each search)
         self.core = Search(tt, self.evaluator)
         self.core.share_with(main)     # the main search's stop flag, limits and node count
         self._job: tuple[Board, Collection[str], int, int, int] | None = None
@@ -106,10 +108,10 @@ class HelperPool:
 
     def __init__(self, searcher: Searcher, evaluator: Evaluator) -> None:
         self.searcher = searcher
-        self.evaluator = evaluator     # the main thread's: helpers copy its settings
+        self.evaluator = evaluator     # the main thread's: helpers copy its settings and its network
         self.min_depth = 1             # smpmin: helpers search iterations from this depth on
         self.max_helpers = MAX_THREADS - 1   # smpmax: the most helpers one search uses
-        self.pawn_hash_bytes = 4 * 1024 * 1024
+        self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self._helpers: list[_Helper] = []
         self._running: list[_Helper] = []
         self._search_id = 0            # tells a helper's result of this search from an older one
@@ -128,7 +130,7 @@ class HelperPool:
             self._helpers.pop().quit()
         while len(self._helpers) < threads - 1:
             self._helpers.append(_Helper(len(self._helpers) + 1, self.searcher.core, self.searcher.tt,
-                                         self.pawn_hash_bytes))
+                                         self.pawn_hash_bytes, self.evaluator.network))
 
     def set_pawn_hash(self, size_bytes: int) -> None:
         self.park()
@@ -151,10 +153,13 @@ class HelperPool:
         if self._running:
             board = board.copy()   # theirs alone: the caller's board may change once the move is decided
         scales = self.evaluator.scales()
+        network = self.evaluator.network   # the engine's evaluation, which may have changed since the last search
         for helper in self._running:
             for name, value in scales.items():
                 helper.evaluator.set_scale(name, value)
             helper.evaluator.engine_side = self.evaluator.engine_side
+            if helper.evaluator.network is not network:
+                helper.evaluator.network = network
             helper.core.copy_settings(self.searcher.core)
             helper.start(board, excluded, self.min_depth, max_depth, self._search_id)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import wall_clock
+from tests import wall_clock
 
 REPO = Path(__file__).resolve().parents[1]
 # What the default run reads lives in the repository (tests/data/README.md gives each file's source).
@@ -34,15 +34,6 @@ def _own_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     """Each test runs in a directory of its own: engines write learned data and .lrn files to
     their working directory, and one test's learning must not steer another's games."""
     monkeypatch.chdir(tmp_path)
-
-
-@pytest.fixture
-def hand_written_evaluation() -> None:
-    """The hand-written evaluation in the core, whatever network an earlier test's engine (or the
-    shipped default) installed: the network is the process's, and these tests are of the
-    evaluation terms themselves. An engine made later installs its network again."""
-    from ponderosa.engine import nnue
-    nnue.remove()
 
 
 def data_file(*parts: str) -> Path:

@@ -1,5 +1,5 @@
 """The games that tests/test_learned_store.py's worker processes learn, and what a store must hold
-after any set of them: shared by the workers (`python -c`, see `main`) and the checks.
+after any set of them: shared by the workers (`python -m tests.learned_workload`, see `main`) and the checks.
 
 Each game touches shared rows (the same book-learning entries, own_results and PostBook rows for
 every game, so a lost update shows in a counter) and rows of its own, keyed by the game's number

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from uci_harness import UciEngine, program
-from wall_clock import allowed
-from xboard_harness import PONG, XBoardEngine
+from tests.uci_harness import UciEngine, program
+from tests.wall_clock import allowed
+from tests.xboard_harness import PONG, XBoardEngine
 
 ANSWER_SECONDS = 2.0
 PEAK_MEGABYTES = 500

@@ -29,8 +29,8 @@ import pytest
 
 from ponderosa.engine import registration
 
-from conftest import REPO, load_tool
-from wall_clock import allowed
+from tests.conftest import REPO, load_tool
+from tests.wall_clock import allowed
 
 build_binary = load_tool("build_binary", "build_binary.py")
 

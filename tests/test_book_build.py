@@ -27,7 +27,7 @@ from ponderosa.engine.book.build import (
 )
 from ponderosa.engine.book.file import FLAG_BAD, FLAG_GOOD, BookFileError, OpeningBookFile
 
-from conftest import data_file, large_data_file
+from tests.conftest import data_file, large_data_file
 
 MASTER_GAMES = 1000   # the first half of the master sample, to keep the default run short
 

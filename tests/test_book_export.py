@@ -13,7 +13,7 @@ from ponderosa.engine.book.file import OpeningBookFile, write_polyglot_in_key_or
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.learning.store import GameLearning
 
-from conftest import data_file
+from tests.conftest import data_file
 
 RUY_LOPEZ = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6"]
 

@@ -24,8 +24,8 @@ from ponderosa.engine.book.file import (
     write_polyglot,
 )
 
-from conftest import data_file
-from wall_clock import allowed
+from tests.conftest import data_file
+from tests.wall_clock import allowed
 
 RUY_LOPEZ_BEFORE_CASTLING = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6"]
 

@@ -11,9 +11,9 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.engine import Engine
 
-from uci_harness import UciEngine
-from wall_clock import allowed
-from xboard_harness import XBoardEngine
+from tests.uci_harness import UciEngine
+from tests.wall_clock import allowed
+from tests.xboard_harness import XBoardEngine
 
 
 def book_reply(moves: list[str]) -> str | None:

@@ -21,12 +21,12 @@ import re
 from pathlib import Path
 
 import pytest
-from test_xboard_gui import find, missing_packages, read_games, run_xboard
 
 from ponderosa.engine.book.file import FLAG_BAD, write_polyglot
 from ponderosa.engine.engine import Engine
 
-from xboard_harness import engine_command
+from tests.test_xboard_gui import find, missing_packages, read_games, run_xboard
+from tests.xboard_harness import engine_command
 
 GAMES = 20
 OPENING_PLIES = 6

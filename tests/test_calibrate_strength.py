@@ -10,7 +10,7 @@ import pytest
 
 from ponderosa.engine.strength import StrengthLevel, calibrated_level
 
-from conftest import load_tool
+from tests.conftest import load_tool
 
 calibrate = load_tool("calibrate_strength", "calibrate_strength.py")
 

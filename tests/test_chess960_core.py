@@ -14,7 +14,7 @@ import pytest
 
 from ponderosa.core_ext.board import Board
 
-from conftest import data_file, read_perft_epd
+from tests.conftest import data_file, read_perft_epd
 
 START_PERFT = "chess960_start_perft.txt"
 PUBLISHED = "chess960_perft.epd"

@@ -1,4 +1,4 @@
-"""Chess960 matches (slow): tests/match.py --chess960 plays Ponderosa against Stockfish from Chess960
+"""Chess960 matches (slow): tools/match.py --chess960 plays Ponderosa against Stockfish from Chess960
 start positions drawn from the 960, through UCI (UCI_Chess960, castling as king takes rook) and
 through XBoard (`variant fischerandom`, castling as O-O/O-O-O). Ponderosa must lose no game on
 time, play no illegal move, not crash and make no engine error, and the games must show castling
@@ -20,7 +20,7 @@ import chess
 import chess.pgn
 import pytest
 
-MATCH = Path(__file__).with_name("match.py")
+MATCH = Path(__file__).resolve().parents[1] / "tools" / "match.py"
 OPPONENT = "stockfish"
 TIME_CONTROL = "10+0.1"
 CONCURRENCY = "2"

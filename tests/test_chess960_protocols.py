@@ -12,8 +12,8 @@ import pytest
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.uci import UciSession
 
-from uci_harness import UciEngine
-from xboard_harness import ILLEGAL, XBoardEngine
+from tests.uci_harness import UciEngine
+from tests.xboard_harness import ILLEGAL, XBoardEngine
 
 # White castles short with its king standing on g1 (only castling brings the h1 rook past it to
 # f1), and that mates: the rook lands on the f-file, the black king's neighbours are its own.

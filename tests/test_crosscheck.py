@@ -10,7 +10,7 @@ import pytest
 
 from ponderosa.core_ext.board import START_FEN, Board
 
-from conftest import data_file
+from tests.conftest import data_file
 
 
 def _start_positions() -> list[str]:

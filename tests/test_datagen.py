@@ -17,11 +17,9 @@ from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.search import Searcher
 
-from conftest import load_tool
+from tests.conftest import load_tool
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
-
 
 datagen = load_tool("datagen_script", "datagen.py")
 tune = load_tool("tune_script", "tune.py")

@@ -12,9 +12,6 @@ from ponderosa.core_ext import evaluate
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 
-# The terms of the hand-written evaluation, not the network (conftest.hand_written_evaluation).
-pytestmark = pytest.mark.usefixtures("hand_written_evaluation")
-
 REPO = Path(__file__).resolve().parents[1]
 _SPEC = importlib.util.spec_from_file_location("eval_weights", REPO / "tools" / "eval_weights.py")
 assert _SPEC and _SPEC.loader

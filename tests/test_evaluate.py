@@ -10,10 +10,7 @@ from ponderosa.core_ext import evaluate
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 
-from conftest import data_file
-
-# The terms of the hand-written evaluation, not the network (conftest.hand_written_evaluation).
-pytestmark = pytest.mark.usefixtures("hand_written_evaluation")
+from tests.conftest import data_file
 
 TERMS = [
     "material", "piece squares", "pawn structure", "blocked pawns", "passed pawns", "mobility",

@@ -18,7 +18,7 @@ import chess
 import chess.engine
 import pytest
 
-from xboard_harness import engine_command
+from tests.xboard_harness import engine_command
 
 GAMES = 2
 LEARNED = "ponderosa-learned.db"

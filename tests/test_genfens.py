@@ -29,24 +29,21 @@ from ponderosa.engine.input_files import InputFileError
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.search import Searcher, SearchLimits
 
-from conftest import data_file
-from uci_harness import program
-from wall_clock import allowed
+from tests.conftest import data_file
+from tests.uci_harness import program
+from tests.wall_clock import allowed
 
 OPENBENCH_STALL_SECONDS = 15.0   # a worker gives up when no line comes for this long
 PREFIX = "info string genfens "
 
 
-@pytest.fixture(autouse=True)
-def shipped_evaluation() -> None:
-    """The evaluation the program starts with (the shipped network, if any), whatever an earlier
-    test in this process left installed: the lines depend on the evaluation in use."""
-    EvaluationChoice().load_default()
-
-
-def fresh_search_score(fen: str, chess960: bool = False) -> int:
-    """The position's score by a search of its own (new tables, the default node limit)."""
-    searcher = Searcher(TranspositionTable(1 << 20), Evaluator(1 << 18))
+def fresh_search_score(fen: str, chess960: bool = False, shipped: bool = True) -> int:
+    """The position's score by a search of its own (new tables, the default node limit), with the
+    evaluation the program starts with (the shipped network, if any; else the hand-written one)."""
+    evaluator = Evaluator(1 << 18)
+    if shipped:
+        EvaluationChoice(evaluator).load_default()
+    searcher = Searcher(TranspositionTable(1 << 20), evaluator)
     return searcher.run(Board(fen, chess960), SearchLimits(nodes=DEFAULT_NODES)).score
 
 
@@ -69,6 +66,15 @@ def test_openings_from_the_start_are_legal_distinct_and_balanced() -> None:
         assert opening.balanced and abs(opening.score) <= DEFAULT_MARGIN, opening
         assert fresh_search_score(opening.fen) == opening.score, opening   # the engine's search agrees
     assert plies == {8, 9}   # both sides varied, and either may be on move
+
+
+def test_the_check_search_evaluates_with_the_network_given() -> None:
+    """An engine's own evaluation (here the hand-written one, None) scores the openings, whatever
+    the shipped network, the default, says of them."""
+    openings = list(opening_fens(4, seed=1, network=None))
+    assert [fresh_search_score(opening.fen, shipped=False) for opening in openings] == \
+        [opening.score for opening in openings]
+    assert [fresh_search_score(opening.fen) for opening in openings] != [opening.score for opening in openings]
 
 
 def test_same_seed_same_lines_another_seed_others() -> None:

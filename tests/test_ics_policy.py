@@ -6,11 +6,12 @@ import io
 from pathlib import Path
 
 import pytest
-from test_clock import play_at_the_hard_limit
 
 from ponderosa.engine import ics
 from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.clock import parse_level
+
+from tests.test_clock import play_at_the_hard_limit
 
 # ----------------------------------------------------------------------------- lists
 

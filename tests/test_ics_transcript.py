@@ -13,7 +13,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from xboard_harness import MOVE, XBoardEngine, engine_command
+from tests.xboard_harness import MOVE, XBoardEngine, engine_command
 
 TELL = re.compile(r"^(tellall|tellothers|tellics|tellicsnoalias|tellopponent|offer draw|resign)\b")
 HOPELESS_BLACK = "8/8/8/3k4/8/8/1QQ5/4K3 b - - 0 30"

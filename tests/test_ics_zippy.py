@@ -19,9 +19,9 @@ from pathlib import Path
 
 import chess
 import pytest
-from ics_standin import GameRecord, IcsStandIn, quiet_king_mover, random_mover
 
-from xboard_harness import engine_command
+from tests.ics_standin import GameRecord, IcsStandIn, quiet_king_mover, random_mover
+from tests.xboard_harness import engine_command
 
 SEARCH_PATH = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
 HOPELESS = "8/8/8/3k4/8/8/1QQ5/4K3 b - - 0 30"        # the bot (Black) is two queens down

@@ -3,15 +3,12 @@ Ponderosa itself (through its UCI mode) stands in for Stockfish here."""
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-import label  # noqa: E402
-
-from xboard_harness import engine_command  # noqa: E402
+import label
+from tests.xboard_harness import engine_command
 
 WHITE_QUEEN_UP = "4k3/pppp4/8/8/8/8/PPPP4/3QK3 w - - 0 30"
 BLACK_QUEEN_UP = "3qk3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 30"

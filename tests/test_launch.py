@@ -13,7 +13,7 @@ from ponderosa.protocol.launch import WAIT_FOR_DONE, relay
 from ponderosa.protocol.xboard.features import EarlyAnswer, feature_lines
 from ponderosa.protocol.xboard.session import XBoardSession
 
-from xboard_harness import engine_command
+from tests.xboard_harness import engine_command
 
 
 class Sink(io.BytesIO):

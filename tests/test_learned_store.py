@@ -37,7 +37,7 @@ from ponderosa.engine.learning.store import (
     open_learned_store,
 )
 
-from learned_workload import (
+from tests.learned_workload import (
     EVEN_MOVE,
     OWN_KEY_BASE,
     OWN_MOVE,
@@ -52,14 +52,12 @@ from learned_workload import (
     own_key,
 )
 
-TESTS = Path(__file__).resolve().parent
+REPO = Path(__file__).resolve().parents[1]
 POSTGRES_URL = os.environ.get("PONDEROSA_TEST_POSTGRES", "")
 POSTGRES_MISSING = ("PONDEROSA_TEST_POSTGRES is not set (a postgresql:// URL of a database the tests may create "
                     "schemas in; .ci/run starts one)")
 if os.environ.get("PONDEROSA_TEST_POSTGRES_UNAVAILABLE"):
     POSTGRES_MISSING += f": {os.environ['PONDEROSA_TEST_POSTGRES_UNAVAILABLE']}"
-WORKER = "import sys; sys.path.insert(0, sys.argv[1]); import learned_workload; " \
-         "sys.exit(learned_workload.main(sys.argv[2:]))"
 WORKERS = 4
 GAMES_EACH = 50
 PROCESS_TIMEOUT_SECONDS = 120
@@ -337,8 +335,12 @@ def test_a_lost_postgresql_connection_is_an_error_and_the_next_call_reconnects(p
 # -- several processes at once, and a process killed mid-update ----------------------------------
 
 def start_worker(*arguments: object) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WORKER, str(TESTS), *map(str, arguments)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """tests/learned_workload.py as the module tests.learned_workload, the repository's root first on
+    its PYTHONPATH (the worker runs in the test's own folder)."""
+    search_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return subprocess.Popen([sys.executable, "-m", "tests.learned_workload", *map(str, arguments)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": search_path})
 
 
 def run_together(workers: list[subprocess.Popen], go_file: Path) -> list[str]:

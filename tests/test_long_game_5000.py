@@ -2,66 +2,23 @@
 without the fifty-move claim): given by `force` moves through XBoard it must neither raise nor
 slow down, and the engine must still answer with a legal move at its end.
 
-The moves are in tests/data/games/long_game_5000.txt; `python tests/test_long_game_5000.py`
-makes that file again (python-chess, a fixed seed): quiet piece moves that avoid repeating a
-position, and a pawn move or a capture before the fifty-move count gets near 75 moves, never a
-check, never a move that ends the game."""
+The moves are in tests/data/games/long_game_5000.txt; `python tools/long_game.py` makes that file
+again (python-chess, a fixed seed): quiet piece moves that avoid repeating a position, and a pawn
+move or a capture before the fifty-move count gets near 75 moves, never a check, never a move that
+ends the game."""
 from __future__ import annotations
 
-import collections
-import random
 import time
 
 import chess
 import pytest
 
-from conftest import DATA, data_file
-from wall_clock import READINGS, allowed
-from xboard_harness import XBoardEngine
+from tests.conftest import data_file
+from tests.wall_clock import READINGS, allowed
+from tests.xboard_harness import XBoardEngine
 
 PLIES = 5_000
 MOVES_FILE = ("games", "long_game_5000.txt")
-
-
-def make_long_game(plies: int, seed: int = 1) -> list[str]:
-    rng = random.Random(seed)
-    board = chess.Board()
-
-    def position() -> str:   # the FEN without its move counters
-        return board.fen().rsplit(" ", 2)[0]
-
-    def position_after(move: chess.Move) -> str:
-        board.push(move)
-        key = position()
-        board.pop()
-        return key
-
-    seen = collections.Counter([position()])
-
-    def keeps_the_game_going(move: chess.Move) -> bool:
-        if board.gives_check(move):
-            return False
-        board.push(move)
-        over = board.is_game_over()
-        board.pop()
-        return not over
-
-    moves: list[str] = []
-    while len(moves) < plies:
-        legal = [move for move in board.legal_moves if keeps_the_game_going(move)]
-        quiet = [move for move in legal
-                 if not board.is_capture(move) and board.piece_type_at(move.from_square) != chess.PAWN]
-        if board.halfmove_clock < 120 and quiet:
-            rng.shuffle(quiet)
-            move = min(quiet, key=lambda move: seen[position_after(move)])
-        else:
-            pawn = [move for move in legal
-                    if board.piece_type_at(move.from_square) == chess.PAWN and not board.is_capture(move)]
-            move = rng.choice(pawn or [move for move in legal if board.is_capture(move)] or legal)
-        board.push(move)
-        seen[position()] += 1
-        moves.append(move.uci())
-    return moves
 
 
 @pytest.mark.parametrize("reading", READINGS)
@@ -90,7 +47,3 @@ def test_five_thousand_plies_neither_raise_nor_slow_down(reading: str) -> None:
     assert board.is_legal(chess.Move.from_uci(engine.expect_move(3.0, push=False)))
     engine.close()
     assert engine.crash_report() is None
-
-
-if __name__ == "__main__":
-    (DATA.joinpath(*MOVES_FILE)).write_text(" ".join(make_long_game(PLIES)) + "\n")

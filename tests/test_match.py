@@ -1,9 +1,8 @@
-"""Tests of the gauntlet script tests/match.py: Elo and margin, --tc parsing, opening sampling and
+"""Tests of the gauntlet script tools/match.py: Elo and margin, --tc parsing, opening sampling and
 colours, openings as moves, game-end rules, and one short game between two tiny fake UCI engines
 (Python scripts written here; no chess engine needs to be installed)."""
 from __future__ import annotations
 
-import importlib.util
 import math
 import sys
 import threading
@@ -12,15 +11,11 @@ from pathlib import Path
 import chess
 import pytest
 
-from conftest import data_file
+import match_engines
+import match_games
+from tests.conftest import data_file, load_tool
 
-_SPEC = importlib.util.spec_from_file_location("match_script", Path(__file__).with_name("match.py"))
-assert _SPEC is not None and _SPEC.loader is not None
-match = importlib.util.module_from_spec(_SPEC)
-sys.modules["match_script"] = match
-_SPEC.loader.exec_module(match)
-import match_engines  # noqa: E402  (tests/ is on the path: pytest puts it there, and match.py needs it too)
-import match_games  # noqa: E402
+match = load_tool("match_script", "match.py")
 
 # -- Elo and its margin
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
-from test_clock import play_at_the_hard_limit  # the whole-game simulation, in one place
 
 from ponderosa.engine.clock import (
     MIN_BUDGET,
@@ -28,8 +27,9 @@ from ponderosa.protocol.uci.go import search_limits
 from ponderosa.protocol.xboard.features import feature_lines
 from ponderosa.protocol.xboard.session import XBoardSession
 
-from uci_harness import UciEngine, program
-from wall_clock import allowed
+from tests.test_clock import play_at_the_hard_limit  # the whole-game simulation, in one place
+from tests.uci_harness import UciEngine, program
+from tests.wall_clock import allowed
 
 REPO = Path(__file__).resolve().parents[1]
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"

@@ -12,8 +12,8 @@ import pytest
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, Thinking
 
-from uci_harness import program
-from xboard_harness import THINK, XBoardEngine
+from tests.uci_harness import program
+from tests.xboard_harness import THINK, XBoardEngine
 
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"

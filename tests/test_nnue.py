@@ -1,6 +1,7 @@
 """The neural evaluation: the core's integer network against the numpy reference (exactly), the
 float network (within a stated tolerance), incremental accumulators against fresh ones, and
-network files that cannot be used (a clear message, the evaluation in use kept)."""
+network files that cannot be used (a clear message, the evaluation in use kept), and a network
+belonging to the evaluators given it."""
 from __future__ import annotations
 
 import lzma
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator, nnue_active
+from ponderosa.core_ext.evaluate import Evaluator, Network
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 from ponderosa.engine.nnue.choice import EvaluationChoice
@@ -37,13 +38,6 @@ SPECIAL_STARTS = [
     "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",                             # e.p. and discovered checks
     "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
 ]
-
-
-@pytest.fixture
-def restore_evaluation():
-    """Tests change the process's network; put back the hand-written evaluation after each."""
-    yield
-    nnue.remove()
 
 
 def random_positions(count: int, seed: int, null_moves: bool = False):
@@ -75,10 +69,10 @@ def random_positions(count: int, seed: int, null_moves: bool = False):
                 return
 
 
-def test_core_equals_quantised_reference_on_10000_positions(restore_evaluation) -> None:
+def test_core_equals_quantised_reference_on_10000_positions() -> None:
     net = reference.quantise(reference.random_network(256, seed=7))
-    nnue.install(net)
     evaluator = Evaluator()
+    nnue.install(evaluator, net)
     mismatches = []
     for board, core in random_positions(10_000, seed=11):
         for side in (chess.WHITE, chess.BLACK):   # no first-layer sum may leave int16
@@ -90,12 +84,11 @@ def test_core_equals_quantised_reference_on_10000_positions(restore_evaluation) 
     assert mismatches == []
 
 
-def test_the_shipped_network_in_the_core_equals_the_reference_on_real_games(restore_evaluation) -> None:
+def test_the_shipped_network_in_the_core_equals_the_reference_on_real_games() -> None:
     """The shipped network (engine/nnue/ponderosa.nnue) as the core computes it, accumulators
     updated move by move, against the numpy integer reference, on 1,200 positions of master games."""
-    net = nnue.read_network(nnue.DEFAULT_NETWORK)
-    nnue.install(net)
     evaluator = Evaluator()
+    net = nnue.load(evaluator, nnue.DEFAULT_NETWORK)
     checked, mismatches = 0, []
     with lzma.open(MASTER_GAMES, "rt", encoding="utf-8", errors="replace") as stream:
         while checked < 1200:
@@ -113,7 +106,7 @@ def test_the_shipped_network_in_the_core_equals_the_reference_on_real_games(rest
     assert mismatches == []
 
 
-def test_quantised_network_stays_near_its_float_network(restore_evaluation) -> None:
+def test_quantised_network_stays_near_its_float_network() -> None:
     """On a random network of trained magnitudes (the shipped network's float weights are not
     kept; its integers are checked against the reference exactly, below)."""
     for float_net in [reference.random_network(256, seed=3)]:
@@ -128,9 +121,9 @@ def test_quantised_network_stays_near_its_float_network(restore_evaluation) -> N
         assert worst <= FLOAT_TOLERANCE_CP and np.median(errors) <= FLOAT_MEDIAN_CP
 
 
-def test_incremental_accumulators_equal_fresh_ones(restore_evaluation) -> None:
-    nnue.install(reference.quantise(reference.random_network(256, seed=9)))
+def test_incremental_accumulators_equal_fresh_ones() -> None:
     evaluator = Evaluator()
+    nnue.install(evaluator, reference.quantise(reference.random_network(256, seed=9)))
     seen = {"castle": 0, "ep": 0, "promotion": 0, "capture": 0, "null": 0}
     for board, core in random_positions(6_000, seed=13, null_moves=True):
         last = board.peek()
@@ -147,13 +140,13 @@ def test_incremental_accumulators_equal_fresh_ones(restore_evaluation) -> None:
     assert min(seen.values()) > 0, seen   # every kind of move was among them
 
 
-def test_search_takeback_and_siblings_keep_accumulators_right(restore_evaluation) -> None:
+def test_search_takeback_and_siblings_keep_accumulators_right() -> None:
     """After searches (siblings overwrite the stack's entries) and take-backs, the evaluation of
     the position at hand still equals the fresh one."""
     from ponderosa.core_ext.tt import TranspositionTable
     from ponderosa.engine.search import Searcher, SearchLimits
-    nnue.install(reference.quantise(reference.random_network(256, seed=4)))
     evaluator = Evaluator()
+    nnue.install(evaluator, reference.quantise(reference.random_network(256, seed=4)))
     searcher = Searcher(TranspositionTable(1 << 20), evaluator)
     core = Board(SPECIAL_STARTS[1])
     for _ in range(6):
@@ -165,7 +158,7 @@ def test_search_takeback_and_siblings_keep_accumulators_right(restore_evaluation
     assert evaluator.network_accumulator(core) == evaluator.network_accumulator(core, fresh=True)
 
 
-def test_refreshes_through_the_cache_are_exact(restore_evaluation) -> None:
+def test_refreshes_through_the_cache_are_exact() -> None:
     """A position none of whose ancestors has an accumulator is computed from the last position
     refreshed before it (the pieces that differ); unrelated positions one after another, and
     another network in between, still give the fresh sums and the reference's score."""
@@ -174,22 +167,22 @@ def test_refreshes_through_the_cache_are_exact(restore_evaluation) -> None:
     evaluator = Evaluator()
     for seed in (31, 32):
         net = reference.quantise(reference.random_network(256, seed=seed))
-        nnue.install(net)
+        nnue.install(evaluator, net)
         for board in boards[:150]:
             core = Board(board.fen())
             assert evaluator.network_evaluate(core) == reference.quantised_evaluate(net, board), board.fen()
             assert evaluator.network_accumulator(core) == evaluator.network_accumulator(core, fresh=True)
 
 
-def test_output_weights_beyond_a_byte_take_the_wide_output_layer(restore_evaluation) -> None:
+def test_output_weights_beyond_a_byte_take_the_wide_output_layer() -> None:
     """Output weights within +-128 multiply in int16 lanes; a network with larger ones (not made
     by the trainer, which clips them) must still be computed exactly, in int32."""
     net = reference.quantise(reference.random_network(256, seed=6))
     wide = np.frombuffer(net.out_weights, dtype=np.int16).copy()
     wide[::97] = np.where(np.arange(wide[::97].size) % 2, 900, -700)
     net = replace(net, out_weights=int16_array(wide.astype("<i2").tobytes()))
-    nnue.install(net)
     evaluator = Evaluator()
+    nnue.install(evaluator, net)
     mismatches = [(board.fen(), evaluator.network_evaluate(core), reference.quantised_evaluate(net, board))
                   for board, core in random_positions(1_000, seed=29)]
     assert [m for m in mismatches if m[1] != m[2]] == []
@@ -206,8 +199,7 @@ def test_network_file_round_trip(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", ["missing", "empty", "truncated", "magic", "checksum", "shape", "version"])
-def test_unusable_network_file_is_named_and_the_evaluation_kept(tmp_path: Path, damage: str,
-                                                                 restore_evaluation) -> None:
+def test_unusable_network_file_is_named_and_the_evaluation_kept(tmp_path: Path, damage: str) -> None:
     good = network_bytes(reference.quantise(reference.random_network(256, seed=1)))
     path = tmp_path / f"{damage}.nnue"
     if damage == "empty":
@@ -224,56 +216,60 @@ def test_unusable_network_file_is_named_and_the_evaluation_kept(tmp_path: Path, 
         path.write_bytes(good[:8] + struct.pack("<I", 99) + good[12:])
     working = tmp_path / "working.nnue"
     working.write_bytes(good)
-    choice = EvaluationChoice()
-    assert choice.set_file(str(working)) == [] and nnue_active()
+    evaluator = Evaluator()
+    choice = EvaluationChoice(evaluator)
+    assert choice.set_file(str(working)) == [] and evaluator.network_active
+    kept = evaluator.network
     messages = choice.set_file(str(path))
     assert len(messages) == 1 and str(tmp_path) in messages[0]
     assert messages[0].endswith("keeping the network working.nnue")
-    assert nnue_active() and "working.nnue" in choice.describe()   # the network in use is kept
+    assert evaluator.network is kept and "working.nnue" in choice.describe()   # the network in use is kept
     with pytest.raises(NetworkFileError, match=str(path)):
-        nnue.load(path)
-    assert nnue_active()
+        nnue.load(evaluator, path)
+    assert evaluator.network is kept
     choice.set_mode("classic")
     assert choice.set_file(str(path)) == [f"{messages[0].rsplit('; ', 1)[0]}; keeping the hand-written evaluation"]
-    assert not nnue_active()
+    assert not evaluator.network_active
 
 
-def test_switching_between_network_and_hand_written(tmp_path: Path, restore_evaluation) -> None:
+def test_switching_between_network_and_hand_written(tmp_path: Path) -> None:
     path = tmp_path / "net.nnue"
     write_network(path, reference.quantise(reference.random_network(256, seed=2)))
-    choice = EvaluationChoice()
-    assert choice.set_file(str(path)) == [] and nnue_active()
     board, evaluator = Board(), Evaluator()
-    network_score = evaluator.evaluate(board)
+    choice = EvaluationChoice(evaluator)
+    assert choice.set_file(str(path)) == [] and choice.active and evaluator.network_active
+    network, network_score = evaluator.network, evaluator.evaluate(board)
     assert network_score == reference.quantised_evaluate(choice.network, chess.Board())
     choice.set_mode("classic")
-    assert not nnue_active() and evaluator.evaluate(board) == evaluator.classic_evaluate(board)
+    assert not evaluator.network_active and evaluator.network is None
+    assert evaluator.evaluate(board) == evaluator.classic_evaluate(board)
     choice.set_mode("nnue")
-    assert nnue_active() and evaluator.evaluate(board) == network_score
+    assert evaluator.network is network and evaluator.evaluate(board) == network_score   # the same copy back
     with pytest.raises(ValueError):
         choice.set_mode("neural")
 
 
-def test_replacing_the_network_during_a_search_is_safe(restore_evaluation) -> None:
-    """The engine changes networks only between searches, but a search running on meanwhile
-    (another Engine in the process, as in the test suite) must not read freed memory: each
-    evaluation keeps the network it began with, and a replaced network is never freed."""
+def test_replacing_the_network_during_a_search_is_safe() -> None:
+    """The engine changes its evaluator's network only between searches, but a search running on
+    meanwhile must not read freed memory: each evaluation keeps the network it began with, and
+    the evaluator keeps every network it was given."""
     import threading
 
     from ponderosa.core_ext.tt import TranspositionTable
     from ponderosa.engine.search import Searcher, SearchLimits
+    evaluator = Evaluator()
+    searcher = Searcher(TranspositionTable(1 << 20), evaluator)
     nets = [reference.quantise(reference.random_network(256, seed=seed)) for seed in (21, 22)]
-    nnue.install(nets[0])
-    searcher = Searcher(TranspositionTable(1 << 20), Evaluator())
+    nnue.install(evaluator, nets[0])
     board = Board(SPECIAL_STARTS[1])
     found = []
     thread = threading.Thread(target=lambda: found.append(searcher.run(board, SearchLimits(nodes=400_000))))
     thread.start()
     for flip in range(200):
         if flip % 3 == 2:
-            nnue.remove()
-        else:
-            nnue.install(nets[flip % 2])
+            nnue.remove(evaluator)
+        else:   # a new copy each time, the old one dropped by this test
+            nnue.install(evaluator, nets[flip % 2])
     thread.join()
     assert found and found[0].best_move in board.legal_moves()
 
@@ -283,16 +279,66 @@ def test_replacing_the_network_during_a_search_is_safe(restore_evaluation) -> No
     "8/8/4k3/8/8/2NKN3/8/8 w - - 0 1",       # two knights against a bare king
     "8/8/2nkn3/8/8/3K4/8/8 b - - 0 1",
 ])
-def test_the_network_keeps_the_facts_of_drawn_material(fen: str, restore_evaluation) -> None:
+def test_the_network_keeps_the_facts_of_drawn_material(fen: str) -> None:
     """evaluate() applies the hand-written evaluation's material facts to the network's output:
     a dead draw scores 0 whatever the network says (whichever side it thinks is ahead, neither
     can mate); the start position, with pawns on every file, passes the output unchanged."""
     net = reference.quantise(reference.random_network(256, seed=3))
-    nnue.install(net)
     evaluator = Evaluator()
+    nnue.install(evaluator, net)
     board = Board(fen)
     raw = evaluator.network_evaluate(board)
     assert raw == reference.quantised_evaluate(net, chess.Board(fen))
     assert evaluator.evaluate(board) == 0 and raw != 0
     start = Board()
     assert evaluator.evaluate(start) == evaluator.network_evaluate(start)
+
+
+def test_a_network_belongs_to_the_evaluators_given_it() -> None:
+    """Two evaluators in one process: one with a network, one without, one with another network;
+    each evaluates with its own, and a change to one leaves the others as they were."""
+    nets = [reference.quantise(reference.random_network(256, seed=seed)) for seed in (41, 42)]
+    first, second, plain = Evaluator(), Evaluator(), Evaluator()
+    assert plain.network is None and not plain.network_active and not nnue.active(plain)
+    network = nnue.install(first, nets[0])
+    assert isinstance(network, Network) and first.network is network and nnue.active(first)
+    nnue.install(second, nets[1])
+    for board, core in random_positions(200, seed=43):
+        assert first.network_evaluate(core) == reference.quantised_evaluate(nets[0], board), board.fen()
+        assert second.network_evaluate(core) == reference.quantised_evaluate(nets[1], board), board.fen()
+        assert plain.evaluate(core) == plain.classic_evaluate(core)
+    start = Board()
+    second.network = network   # one network for two evaluators: the same scores
+    assert second.evaluate(start) == first.evaluate(start) != plain.evaluate(start)
+    nnue.remove(first)
+    assert not first.network_active and second.network is network
+    assert first.evaluate(start) == plain.evaluate(start)
+    assert second.network_evaluate(start) == reference.quantised_evaluate(nets[0], chess.Board())
+
+
+def test_another_network_in_one_evaluator_recomputes_its_accumulators() -> None:
+    """An evaluator's accumulators hold its network's serial: given another network (or a network
+    made where a dropped one was), it recomputes them rather than reuse the old network's sums."""
+    evaluator = Evaluator()
+    board, core = chess.Board(SPECIAL_STARTS[1]), Board(SPECIAL_STARTS[1])
+    serials = set()
+    for seed in (51, 52, 51, 53):
+        net = reference.quantise(reference.random_network(256, seed=seed))
+        network = nnue.install(evaluator, net)   # the last copy dropped each time but kept by the evaluator
+        serials.add(network.serial)
+        for move in ("e2a6", "b4c3", "d2c3"):
+            core.push_uci(move)
+            board.push_uci(move)
+            assert evaluator.network_evaluate(core) == reference.quantised_evaluate(net, board), (seed, move)
+        for _ in range(3):
+            core.pop()
+            board.pop()
+    assert len(serials) == 4 and 0 not in serials
+
+
+def test_a_network_of_another_shape_is_refused_by_the_core() -> None:
+    net = reference.quantise(reference.random_network(256, seed=1))
+    with pytest.raises(ValueError, match="shape"):
+        Network(net.ft_weights[:-1], net.ft_bias, net.out_weights, net.out_bias)
+    with pytest.raises(TypeError):
+        Evaluator().network = net   # the file's network, not the core's copy

@@ -4,24 +4,21 @@ core's input indices (tools/nnue_data.py); the trainer from games to a network t
 loads (when PyTorch, the `train` extra, is installed)."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import chess
 import numpy as np
 import pytest
 
+from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 
-from conftest import load_tool
+import nnue_data
+from packed_games import PackedGame, PackedGamesError, read_games, write_games
+from tests.conftest import load_tool
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
-
-import nnue_data  # noqa: E402
-from packed_games import PackedGame, PackedGamesError, read_games, write_games  # noqa: E402
-
 datagen = load_tool("datagen_packed_script", "datagen.py")
 
 
@@ -99,14 +96,11 @@ def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
     net_path, float_path = tmp_path / "tiny.nnue", tmp_path / "tiny.npz"
     assert trainer.main([str(net_path), str(games), "--epochs", "2", "--batch", "64",
                          "--float-out", str(float_path)]) == 0
-    try:
-        net = nnue.load(net_path)
-        assert "positions of Ponderosa self-play" in net.description
-        float_net = reference.load_float_network(float_path)
-        board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-        assert abs(reference.quantised_evaluate(net, board) - reference.float_evaluate(float_net, board)) < 20
-    finally:
-        nnue.remove()
+    net = nnue.load(Evaluator(), net_path)   # the engine's core takes it
+    assert "positions of Ponderosa self-play" in net.description
+    float_net = reference.load_float_network(float_path)
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    assert abs(reference.quantised_evaluate(net, board) - reference.float_evaluate(float_net, board)) < 20
 
 
 @pytest.mark.train
@@ -151,7 +145,6 @@ def test_datagen_plays_with_a_network_and_refuses_a_broken_one(tmp_path: Path) -
     broken.write_bytes(net.read_bytes()[:500])
     with pytest.raises(SystemExit):
         datagen.main([str(tmp_path / "x.pgm.xz"), "--packed", "--net", str(broken)])
-    assert not nnue.active()   # the workers loaded it, not this process
 
 
 # An OpenBench DATAGEN upload as its client compacts it (no move numbers, `score/depth` comments),

@@ -245,7 +245,7 @@ def test_exported_polyglot_book_gives_the_same_start_moves(workdir: Path) -> Non
 
 
 def test_polyglot_book_can_be_used(workdir: Path) -> None:
-    from conftest import data_file
+    from tests.conftest import data_file
     engine = Engine()
     console, out = console_for(engine)
     console.execute(f"book polyglot {data_file('books', 'gnuchess_book.bin')}")

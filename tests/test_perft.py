@@ -8,7 +8,7 @@ import pytest
 
 from ponderosa.core_ext.board import Board
 
-from conftest import data_file, read_perft_epd
+from tests.conftest import data_file, read_perft_epd
 
 DEFAULT_SUITES = ["perftsuite.epd", "cpw_perft.epd"]
 SLOW_SUITES = ["perft_stress.epd"]

@@ -10,7 +10,7 @@ import chess
 import chess.engine
 import pytest
 
-from xboard_harness import engine_command
+from tests.xboard_harness import engine_command
 
 CLOCK, INCREMENT = 3.0, 0.05
 MAX_PLIES = 160

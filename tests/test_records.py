@@ -16,7 +16,7 @@ from ponderosa.engine.engine import Engine
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.xboard import XBoardSession
 
-from conftest import data_file
+from tests.conftest import data_file
 
 
 @pytest.fixture(scope="module")

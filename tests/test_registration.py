@@ -11,7 +11,7 @@ from ponderosa.engine.engine import Engine
 from ponderosa.engine.registration import add_to_engine_list, install_xboard, plugin_text
 from ponderosa.protocol.console import Console
 
-from uci_harness import program
+from tests.uci_harness import program
 
 MASTER = """-firstChessProgram fairymax
 -firstChessProgramNames {fairymax

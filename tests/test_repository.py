@@ -114,3 +114,43 @@ def test_the_version_the_engine_gives_is_the_package_version() -> None:
     declared = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(), re.MULTILINE)
     assert declared is not None and declared.group(1) == VERSION
     assert version("ponderosa") == VERSION
+
+
+# tests/ holds the test modules and the harnesses they share; the match, SPRT and bench scripts and
+# every other program live in tools/ (README.md, "Layout").
+TEST_HARNESSES = {"__init__.py", "conftest.py", "uci_harness.py", "xboard_harness.py", "wall_clock.py",
+                  "ics_standin.py", "learned_workload.py"}
+# Built from pieces so that this file does not name what it looks for.
+SEARCH_PATH = "sys." + "path"
+MAY_EDIT_SEARCH_PATH = {"setup.py", "conftest.py"}
+
+
+def test_tests_holds_test_modules_and_harnesses_only() -> None:
+    found = {name for name in text_files() if name.startswith("tests/") and name.count("/") == 1
+             and name.endswith(".py")}
+    assert found, "no Python files under tests/"
+    scripts = sorted(name for name in found
+                     if not Path(name).name.startswith("test_") and Path(name).name not in TEST_HARNESSES)
+    assert not scripts, ("tests/ holds the test suite and its harnesses; a match, SPRT or bench script or "
+                         "another program belongs in tools/: " + ", ".join(scripts))
+    harnesses = {Path(name).name for name in found if not Path(name).name.startswith("test_")}
+    assert "__init__.py" in harnesses, "tests/ is a package: its modules import `tests.uci_harness`, ..."
+
+
+def test_no_module_edits_the_import_search_path() -> None:
+    """Tests import the harnesses as the package tests, and tools/ scripts from pyproject.toml's pytest
+    `pythonpath`; a script of tools/ finds the others beside it. Only setup.py and conftest.py files may
+    touch the search path."""
+    offenders = sorted(name for name, text in text_files().items()
+                       if name.endswith(".py") and SEARCH_PATH in text
+                       and Path(name).name not in MAY_EDIT_SEARCH_PATH)
+    assert not offenders, f"{SEARCH_PATH} edited outside setup.py and conftest.py: " + ", ".join(offenders)
+
+
+def test_tools_do_not_import_the_tests() -> None:
+    """The tools run without the test suite (the tests may import tools, not the other way round)."""
+    harness = re.compile(r"^\s*(from|import)\s+(tests\b|conftest\b|" + "|".join(
+        Path(name).stem for name in sorted(TEST_HARNESSES - {"__init__.py", "conftest.py"})) + r"\b)", re.MULTILINE)
+    offenders = sorted(name for name, text in text_files().items()
+                       if name.startswith("tools/") and name.endswith(".py") and harness.search(text))
+    assert not offenders, "tools/ imports the tests' modules: " + ", ".join(offenders)

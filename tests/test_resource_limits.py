@@ -18,8 +18,8 @@ import pytest
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.console.session import Console
 
-from uci_harness import program
-from wall_clock import allowed
+from tests.uci_harness import program
+from tests.wall_clock import allowed
 
 LIMIT_BYTES = 1 << 30   # the engine runs in about 0.6 GB of address space; a 4 GB table cannot fit
 

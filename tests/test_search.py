@@ -12,7 +12,7 @@ from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, read_suite
 
-from wall_clock import allowed, bounds
+from tests.wall_clock import allowed, bounds
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,8 @@ from ponderosa.engine.search import MATE_THRESHOLD, SearchLimits, mate_distance
 from ponderosa.engine.worker import HELPER_NICENESS
 from ponderosa.protocol.console import Console
 
-from wall_clock import allowed, bounds
-from xboard_harness import MOVE, THINK, fresh_engine
+from tests.wall_clock import allowed, bounds
+from tests.xboard_harness import MOVE, THINK, fresh_engine
 
 THREADS = 8
 MIDDLEGAME = "r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1"

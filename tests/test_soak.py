@@ -24,7 +24,7 @@ import chess.pgn
 import pytest
 
 from match_engines import resolve_command
-from xboard_harness import XBoardEngine
+from tests.xboard_harness import XBoardEngine
 
 pytestmark = pytest.mark.slow
 

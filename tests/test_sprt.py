@@ -1,24 +1,17 @@
 """SPRT statistics against values computed by hand, and one short candidate-against-base run."""
 from __future__ import annotations
 
-import importlib.util
 import math
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TESTS))
-_SPEC = importlib.util.spec_from_file_location("sprt_script", TESTS / "sprt.py")
-assert _SPEC and _SPEC.loader
-sprt = importlib.util.module_from_spec(_SPEC)
-sys.modules["sprt_script"] = sprt
-_SPEC.loader.exec_module(sprt)
-match = sprt.match
+from tests.conftest import load_tool
+from tests.wall_clock import allowed
 
-from wall_clock import allowed  # noqa: E402
+sprt = load_tool("sprt_script", "sprt.py")
+match = sprt.match
 
 
 def test_bounds_for_alpha_beta_five_percent() -> None:

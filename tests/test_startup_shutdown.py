@@ -17,7 +17,7 @@ import pytest
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.protocol.xboard.features import feature_lines
 
-from xboard_harness import engine_command
+from tests.xboard_harness import engine_command
 
 PROGRAM = [sys.executable, "-m", "ponderosa.protocol.cli"]
 LEARNED = "ponderosa-learned.db"

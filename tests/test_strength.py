@@ -16,7 +16,7 @@ from ponderosa.engine.strength import SAFE_ELO, StrengthLevel, skill_to_elo
 from ponderosa.protocol.console.session import Console
 from ponderosa.protocol.xboard.session import XBoardSession
 
-from uci_harness import UciEngine
+from tests.uci_harness import UciEngine
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                     # Ra8#
 QUEEN_ATTACKED = "r1b1kbnr/pppp1ppp/2n5/4p1q1/4P3/3P1N2/PPP2PPP/RNBQKB1R b KQkq - 0 4"   # Nf3 hits the queen

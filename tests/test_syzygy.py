@@ -14,7 +14,8 @@ import pytest
 from ponderosa.core_ext import syzygy
 from ponderosa.core_ext.board import Board
 
-from conftest import data_file
+from bench_syzygy import random_position  # tools/bench_syzygy.py draws the same positions
+from tests.conftest import data_file
 
 TABLES = data_file("syzygy", "KQvK.rtbw").parent   # all 3- and 4-piece tables
 
@@ -31,23 +32,6 @@ def tables() -> Iterator[None]:
 def oracle() -> Iterator[chess.syzygy.Tablebase]:
     with chess.syzygy.open_tablebase(str(TABLES)) as tablebase:
         yield tablebase
-
-
-def random_position(rng: random.Random, extra: int) -> chess.Board:
-    """Two kings and `extra` random pieces, side to move at random, legal (side not to move not in check)."""
-    while True:
-        board = chess.Board(None)
-        board.turn = rng.choice([chess.WHITE, chess.BLACK])
-        squares = rng.sample(range(64), 2)
-        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
-        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
-        for _ in range(extra):
-            piece = chess.Piece.from_symbol(rng.choice("QRBNPqrbnp"))
-            free = [sq for sq in chess.SQUARES if board.piece_at(sq) is None
-                    and not (piece.piece_type == chess.PAWN and chess.square_rank(sq) in (0, 7))]
-            board.set_piece_at(rng.choice(free), piece)
-        if board.is_valid():
-            return board
 
 
 def en_passant_position(rng: random.Random, extra: int) -> chess.Board:

@@ -22,8 +22,8 @@ from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, Thinking
 from ponderosa.protocol.console import Console
 
-from conftest import data_file
-from xboard_harness import engine_command
+from tests.conftest import data_file
+from tests.xboard_harness import engine_command
 
 TABLES = data_file("syzygy", "KQvK.rtbw").parent
 FAIRYMAX = shutil.which("fairymax") or shutil.which("/usr/games/fairymax")

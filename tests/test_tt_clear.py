@@ -10,7 +10,7 @@ from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
 
-from wall_clock import allowed
+from tests.wall_clock import allowed
 
 GIGABYTE = 1 << 30
 

@@ -2,9 +2,7 @@
 Gauss-Newton optimiser and its ridge choice, and short runs that lower the error."""
 from __future__ import annotations
 
-import importlib.util
 import lzma
-import sys
 from pathlib import Path
 
 import chess
@@ -17,18 +15,10 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.position_set import PositionSet, is_quiet
 
-from conftest import data_file
-
-# The terms of the hand-written evaluation, not the network (conftest.hand_written_evaluation).
-pytestmark = pytest.mark.usefixtures("hand_written_evaluation")
+from tests.conftest import data_file, load_tool
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
-_SPEC = importlib.util.spec_from_file_location("tune_script", REPO / "tools" / "tune.py")
-assert _SPEC and _SPEC.loader
-tune = importlib.util.module_from_spec(_SPEC)
-sys.modules["tune_script"] = tune
-_SPEC.loader.exec_module(tune)
+tune = load_tool("tune_script", "tune.py")
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import chess
 import pytest
-from test_search import BENCH_SIGNATURE  # the bench's node total, pinned in one place
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import Thinking
@@ -19,8 +18,9 @@ from ponderosa.protocol import cli
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.uci import UciSession, parse_go
 
-from uci_harness import BESTMOVE, INFO_FIELDS, UciEngine, infos, parse_info, program
-from wall_clock import READINGS, allowed
+from tests.test_search import BENCH_SIGNATURE  # the bench's node total, pinned in one place
+from tests.uci_harness import BESTMOVE, INFO_FIELDS, UciEngine, infos, parse_info, program
+from tests.wall_clock import READINGS, allowed
 
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
 MATE_IN_TWO = "k7/8/2K5/8/8/8/8/7R w - - 0 1"        # 1.Kb6 or 1.Kc7, then the rook mates

@@ -11,8 +11,8 @@ import chess
 import chess.engine
 import pytest
 
-from uci_harness import program
-from wall_clock import READINGS, allowed
+from tests.uci_harness import program
+from tests.wall_clock import READINGS, allowed
 
 CLOCK, INCREMENT = 3.0, 0.05
 MAX_PLIES = 80

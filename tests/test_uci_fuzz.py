@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from uci_harness import UciEngine, bad_files, peak_megabytes
+from tests.uci_harness import UciEngine, bad_files, peak_megabytes
 
 # 3 modes: 1,800 lines a run
 # PONDEROSA_FUZZ_LINES sets another count per mode for a long run (with PONDEROSA_FUZZ_RANDOM=1)

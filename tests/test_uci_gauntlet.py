@@ -1,4 +1,4 @@
-"""The 60-game gauntlet through UCI (slow): tests/match.py plays `ponderosa` as a UCI engine (the
+"""The 60-game gauntlet through UCI (slow): tools/match.py plays `ponderosa` as a UCI engine (the
 first command `uci` picks the protocol) against the five Debian engines, 12 games each; the engine
 must lose no game on time and play no illegal move. Several minutes; run niced on a shared machine,
 but not beside work that keeps every core busy: python-chess gives an XBoard engine 2 s from
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-MATCH = Path(__file__).with_name("match.py")
+MATCH = Path(__file__).resolve().parents[1] / "tools" / "match.py"
 OPPONENTS = ("fairymax", "phalanx", "sjeng", "hoichess", "gnuchess")
 TIME_CONTROL = os.environ.get("PONDEROSA_GAUNTLET_TC", "10+0.1")
 CONCURRENCY = os.environ.get("PONDEROSA_GAUNTLET_CONCURRENCY", "1")   # games at once; 1 on a loaded machine

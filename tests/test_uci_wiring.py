@@ -8,7 +8,7 @@ from ponderosa.engine import ics
 from ponderosa.engine.engine import Engine
 from ponderosa.protocol.uci import UciSession
 
-from conftest import data_file
+from tests.conftest import data_file
 
 
 def session() -> tuple[UciSession, io.StringIO, Engine]:

@@ -6,8 +6,6 @@ import importlib
 import io
 import math
 import re
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import chess
@@ -29,10 +27,8 @@ from ponderosa.protocol.uci import UciSession
 from ponderosa.protocol.uci.options import UCI_OPTIONS
 from ponderosa.protocol.xboard.features import feature_lines
 
-from uci_harness import UciEngine
-from wall_clock import allowed
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from tests.uci_harness import UciEngine
+from tests.wall_clock import allowed
 
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
 MATE_IN_TWO = "k7/8/2K5/8/8/8/8/7R w - - 0 1"

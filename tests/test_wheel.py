@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from tests.conftest import REPO
 
 
 def tracked_files() -> list[str]:

@@ -19,9 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 import chess
 import pytest
 
-import wall_clock
-from wall_clock import READINGS, allowed
-from xboard_harness import (
+from tests import wall_clock
+from tests.wall_clock import READINGS, allowed
+from tests.xboard_harness import (
     ERROR,
     F_50,
     F_B1,

@@ -23,8 +23,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from uci_harness import bad_files, peak_megabytes
-from xboard_harness import F_CASTLE, F_EPFEN, F_MID, F_PROMO, F_W1, MOVE, PONG, XBoardEngine
+from tests.uci_harness import bad_files, peak_megabytes
+from tests.xboard_harness import F_CASTLE, F_EPFEN, F_MID, F_PROMO, F_W1, MOVE, PONG, XBoardEngine
 
 # 5 modes: 10,500 lines a run
 # PONDEROSA_FUZZ_LINES sets another count per mode for a long run (with PONDEROSA_FUZZ_RANDOM=1)

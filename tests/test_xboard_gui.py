@@ -18,7 +18,7 @@ import chess
 import chess.pgn
 import pytest
 
-from xboard_harness import engine_command
+from tests.xboard_harness import engine_command
 
 SEARCH_PATH = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
 PROGRAMS = {"xboard": ("xboard", "xboard"), "xvfb-run": ("xvfb-run", "xvfb"), "xauth": ("xauth", "xauth"),

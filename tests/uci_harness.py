@@ -8,7 +8,6 @@ import re
 import resource
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -16,19 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from wall_clock import allowed
+from engine_process import program  # tools/engine_process.py: the installed program
+from tests.wall_clock import allowed
 
 BESTMOVE = re.compile(r"^bestmove (\S+)(?: ponder (\S+))?$")
 INFO_FIELDS = ("depth", "seldepth", "multipv", "score", "nodes", "nps", "time", "hashfull", "tbhits", "pv")
-
-
-def program() -> list[str]:
-    """The installed `ponderosa` beside this Python (the test venv), else on PATH, else the module."""
-    beside = Path(sys.executable).with_name("ponderosa")
-    if beside.exists():
-        return [str(beside)]
-    found = shutil.which("ponderosa")
-    return [found] if found else [sys.executable, "-m", "ponderosa.protocol.cli"]
 
 
 def address_space_cap(limit: int | None) -> Callable[[], None] | None:

@@ -13,17 +13,16 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import chess
 
-from uci_harness import address_space_cap
-from wall_clock import allowed
+from engine_process import engine_command  # tools/engine_process.py: the installed program
+from tests.uci_harness import address_space_cap
+from tests.wall_clock import allowed
 
 # §11.0 regexes.
 MOVE = re.compile(r"^move\s+(\S+)\s*$")
@@ -54,17 +53,6 @@ F_MID = "8/5pk1/6p1/8/3R4/6P1/5PK1/3r4 w - - 0 40"
 # The features cutechess accepts; it rejects every other one (§9.3).
 CUTECHESS_ACCEPTS = {"ping", "setboard", "san", "usermove", "nps", "time", "reuse", "myname", "variants",
                      "name", "memory", "smp", "egt", "option", "done"}
-
-
-def engine_command() -> list[str]:
-    """The installed program beside this Python (the test venv), else on PATH, else the module."""
-    beside = Path(sys.executable).with_name("ponderosa")
-    if beside.exists():
-        return [str(beside), "--xboard"]
-    found = shutil.which("ponderosa")
-    if found:
-        return [found, "--xboard"]
-    return [sys.executable, "-m", "ponderosa.protocol.cli", "--xboard"]
 
 
 class ProtocolFailure(AssertionError):

@@ -1,6 +1,6 @@
 """Opening book build speed and memory, and probe time, on the master game collection.
 
-Usage:  python tests/bench_book.py [--pgn FILE] [--moves M] [--min-games N] [--win-percent W]
+Usage:  python tools/bench_book.py [--pgn FILE] [--moves M] [--min-games N] [--win-percent W]
                                    [--workers K] [--out FILE] [--probes P]
 Builds the book (`book create`), then prints time, games/s, peak memory of this process and of
 the largest worker, the book's positions, moves and file size, and the median time of

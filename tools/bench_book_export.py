@@ -1,7 +1,7 @@
 """Time `book export` of a large book: the bulk export against ranking every position one by one
 (the same rules, the way the export worked before), in the same run.
 
-    python tests/bench_book_export.py BOOK.bin [--one-by-one]
+    python tools/bench_book_export.py BOOK.bin [--one-by-one]
 
 BOOK.bin is a Ponderosa (SQLite) book, e.g. the full one from the master games:
     ponderosa "book create $PONDEROSA_DATA/games/gnuchess_book_1.02.pgn.xz 60" quit

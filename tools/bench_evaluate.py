@@ -1,6 +1,6 @@
 """Cost of one static evaluation over the Win at Chess positions, timed in C without the GIL.
 
-Usage:  python tests/bench_evaluate.py [--repetitions N]
+Usage:  python tools/bench_evaluate.py [--repetitions N]
 Prints nanoseconds per evaluation computed afresh (bypassing the evaluation cache, which answers
 every pass after the first) with a warm pawn table (as in a search, where nearly every probe hits)
 and with a one-entry table (every probe misses), then the cost of an evaluation-cache hit and of
@@ -17,7 +17,7 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 
-WAC = Path(__file__).resolve().parent / "data" / "suites" / "wac.epd"
+WAC = Path(__file__).resolve().parents[1] / "tests" / "data" / "suites" / "wac.epd"
 
 
 def main() -> None:

@@ -2,8 +2,8 @@
 Crafty's `bench` (one thread) and Ethereal's `bench`, alternating, several runs each; medians
 and ranges of nodes per second, and Ponderosa's share of each.
 
-    python tests/bench_peers.py --crafty /path/to/crafty            # 5 rounds
-    python tests/bench_peers.py --crafty /path/to/crafty --runs 7 --ponderosa "ponderosa"
+    python tools/bench_peers.py --crafty /path/to/crafty            # 5 rounds
+    python tools/bench_peers.py --crafty /path/to/crafty --runs 7 --ponderosa "ponderosa"
 
 Crafty 25.6 is built from its public repository (github.com/MichaelB7/Crafty, folder src) with
 one command, everything compiled as the single file crafty.c:
@@ -23,8 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from engine_process import engine_command
 from match_engines import resolve_command
-from xboard_harness import engine_command
 
 
 def ponderosa_nps(command: list[str]) -> tuple[int, int]:

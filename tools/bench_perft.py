@@ -1,6 +1,6 @@
 """Perft speed of Ponderosa beside Stockfish's `go perft` and python-chess, in one run.
 
-Usage:  python tests/bench_perft.py [--stockfish PATH] [--quick]
+Usage:  python tools/bench_perft.py [--stockfish PATH] [--quick]
 Prints a Markdown table for docs/BENCHMARKS.md. All three count leaves with bulk
 counting (the last ply's legal moves are counted, not made). --quick uses one ply
 less everywhere, for a check that the script works.

@@ -1,6 +1,6 @@
 """Search speed: Ponderosa's `bench` beside Phalanx on the same positions, in one run.
 
-Usage:  python tests/bench_search.py [--phalanx PATH] [--seconds S]
+Usage:  python tools/bench_search.py [--phalanx PATH] [--seconds S]
 Ponderosa searches every bench position to the bench depth (as `ponderosa bench` does);
 Phalanx (Debian package `phalanx`) searches each position for S seconds in XBoard mode,
 and its speed is its nodes over its time, read from its last thinking line per position.

@@ -1,6 +1,6 @@
 """Parallel search speed: time to depth and nodes per second, N threads against 1, in one run.
 
-Usage:  nice python tests/bench_smp.py [--depth D] [--threads N] [--rounds R]
+Usage:  nice python tools/bench_smp.py [--depth D] [--threads N] [--rounds R]
 Every bench position is searched to depth D from cleared tables, once with one thread and once
 with N, R times over (the order alternates by round, so a change in the machine's load hits both
 sides alike). Prints per round and in total: the time to depth of N threads as a fraction of one

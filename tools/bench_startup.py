@@ -3,8 +3,8 @@ it (`xboard`, `protover 2`, then `ping 1` once the features are done), and to th
 (the engine ready for a game), for Ponderosa and the peers given, alternating, several starts
 each; medians and ranges.
 
-    python tests/bench_startup.py                       # Ponderosa, Fairy-Max (Debian), 5 starts each
-    python tests/bench_startup.py --runs 9 --peer crafty=/path/to/crafty --peer fairymax=/usr/games/fairymax
+    python tools/bench_startup.py                       # Ponderosa, Fairy-Max (Debian), 5 starts each
+    python tools/bench_startup.py --runs 9 --peer crafty=/path/to/crafty --peer fairymax=/usr/games/fairymax
 
 Crafty needs `xboard` before `protover` as any engine does; it answers `ping` only in XBoard
 mode. Run it on an idle machine: start-up is mostly disk cache and one core's speed."""
@@ -19,8 +19,8 @@ import sys
 import tempfile
 import time
 
+from engine_process import engine_command
 from match_engines import resolve_command
-from xboard_harness import engine_command
 
 
 def time_to_pong(command: list[str], timeout: float = 10.0) -> tuple[float, float]:

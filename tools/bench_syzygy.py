@@ -3,29 +3,42 @@
 python-chess's prober on the same random 3-4 piece positions, and the search speed on a
 5-piece endgame with and without the tables (same run, so the ratio is what counts).
 
-    python tests/bench_syzygy.py [--positions 20000] [--seconds 5]
+    python tools/bench_syzygy.py [--positions 20000] [--seconds 5]
 """
 from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from pathlib import Path
 
 import chess
 import chess.syzygy
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_syzygy import random_position  # noqa: E402
+from ponderosa.core_ext import syzygy
+from ponderosa.core_ext.board import Board
+from ponderosa.engine.engine import Engine
+from ponderosa.engine.search import SearchLimits
 
-from ponderosa.core_ext import syzygy  # noqa: E402
-from ponderosa.core_ext.board import Board  # noqa: E402
-from ponderosa.engine.engine import Engine  # noqa: E402
-from ponderosa.engine.search import SearchLimits  # noqa: E402
-
-TABLES = Path(__file__).resolve().parent / "data" / "syzygy"
+TABLES = Path(__file__).resolve().parents[1] / "tests" / "data" / "syzygy"
 ENDGAME = "8/8/8/4k3/8/4PK2/7r/R7 w - - 0 1"   # KRP v KR: 5 men, captures lead into the tables
+
+
+def random_position(rng: random.Random, extra: int) -> chess.Board:
+    """Two kings and `extra` random pieces, side to move at random, legal (side not to move not in check)."""
+    while True:
+        board = chess.Board(None)
+        board.turn = rng.choice([chess.WHITE, chess.BLACK])
+        squares = rng.sample(range(64), 2)
+        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+        for _ in range(extra):
+            piece = chess.Piece.from_symbol(rng.choice("QRBNPqrbnp"))
+            free = [sq for sq in chess.SQUARES if board.piece_at(sq) is None
+                    and not (piece.piece_type == chess.PAWN and chess.square_rank(sq) in (0, 7))]
+            board.set_piece_at(rng.choice(free), piece)
+        if board.is_valid():
+            return board
 
 
 def probe_rates(count: int) -> None:

@@ -108,9 +108,12 @@ def install_paths() -> list[str]:
 
 
 def main() -> None:
-    archive = archive_path()
-    # After the standard library, as in a virtual environment; the zip itself holds nothing to import.
-    sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry) != archive] + install_paths()
+    # Each folder is added as a site directory (after the standard library, as a virtual environment's
+    # site-packages is; its .pth files read as there). The file runs with -S, so importing site
+    # here does no more than that.
+    import site
+    for path in install_paths():
+        site.addsitedir(path)
     from ponderosa.protocol.launch import main as run_program
     sys.exit(run_program())
 

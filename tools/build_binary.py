@@ -95,10 +95,11 @@ def read_network_file(sources: Path, evalfile: Path) -> None:
 
 def check_network(python: Path, staging: Path, evalfile: Path) -> None:
     """Fail the build unless the installed core computes the network in evalfile."""
-    check = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+    check = ("import sys; from pathlib import Path; "
              "from ponderosa.engine.nnue import check_shape, read_network; "
-             "check_shape(read_network(Path(sys.argv[2])), sys.argv[2]); print('EVALFILE: network accepted')")
-    run([str(python), "-c", check, str(staging), str(evalfile)])
+             "check_shape(read_network(Path(sys.argv[1])), sys.argv[1]); print('EVALFILE: network accepted')")
+    # The staging folder is where the package is installed: the check finds it there by PYTHONPATH.
+    run([str(python), "-c", check, str(evalfile)], env={**os.environ, "PYTHONPATH": str(staging)})
 
 
 def distribution_files(staging: Path) -> dict[str, list[Path]]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Calibrate the strength levels: play each level (UCI_LimitStrength with a UCI_Elo) against an
-opponent of known rating through the gauntlet runner (tests/match.py), turn each score into the
+opponent of known rating through the gauntlet runner (tools/match.py), turn each score into the
 level's measured rating, and fit the mapping from the UCI_Elo asked for to the level that plays
 at it (docs/STRENGTH.md, "Strength levels"; engine/strength.py reads the fitted points).
 
@@ -13,7 +13,7 @@ Usage (after `pip install -e .` and `apt-get install stockfish`, and any other o
 An opponent stockfish-elo-N is Stockfish at UCI_Elo N, rated N on Stockfish's own scale (its
 documentation: calibrated at 60+0.6, anchored to CCRL 40/4); every other opponent needs --rating.
 
-Each `LEVEL:OPPONENT` of --plan is one match of --games games (openings of tests/match.py, each
+Each `LEVEL:OPPONENT` of --plan is one match of --games games (openings of tools/match.py, each
 played with both colours, books off on both sides); --rating gives each opponent's rating on the
 scale UCI_Elo is to mean (say which list in the docs). A score p becomes the rating
 R + 400 log10(p / (1 - p)), p kept within half a game of 0 and 1. The table (level, opponent,
@@ -29,10 +29,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-MATCH = REPO / "tests" / "match.py"
-sys.path.insert(0, str(MATCH.parent))
-from match_engines import opponent_spec  # noqa: E402 (the runner's names for its opponents)
+from match_engines import opponent_spec  # the runner's names for its opponents, beside this script
+
+MATCH = Path(__file__).resolve().with_name("match.py")
 
 # A row of match.py's table: | opponent | games | W | D | L | score | ...
 ROW = re.compile(r"^\| (?P<name>[^|]+?) \| (?P<games>\d+) \| (?P<wins>\d+) \| (?P<draws>\d+) \| (?P<losses>\d+) \|")
@@ -153,7 +152,7 @@ def run_match(level: int, opponent: str, args: argparse.Namespace) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--plan", required=True, help="LEVEL:OPPONENT,... (opponents as tests/match.py names them)")
+    parser.add_argument("--plan", required=True, help="LEVEL:OPPONENT,... (opponents as tools/match.py names them)")
     parser.add_argument("--rating", action="append", default=[], metavar="OPPONENT=ELO",
                         help="an opponent's rating (one for every opponent of the plan but stockfish-elo-N)")
     parser.add_argument("--games", type=int, default=100, help="games per plan item (default 100)")

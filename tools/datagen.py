@@ -44,8 +44,7 @@ from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.records import write_atomically
 from ponderosa.engine.search import Searcher, SearchLimits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from packed_games import PackedGame, write_games  # noqa: E402
+from packed_games import PackedGame, write_games
 
 REPO = Path(__file__).resolve().parents[1]
 OPENINGS = REPO / "tests" / "data" / "openings" / "noob_2moves.epd"
@@ -133,13 +132,13 @@ def play_game(searcher: Searcher, start: chess.Board, args: argparse.Namespace,
 def worker(job: tuple[int, list[str], argparse.Namespace]) -> list[tuple[str, list[str], PackedGame]]:
     """Play the games of one chunk; returns each game's result and positions."""
     chunk_seed, fens, args = job
+    evaluator = Evaluator()
     if args.net is not None:
         from ponderosa.engine import nnue
-        if not nnue.active():   # each worker process loads it once
-            nnue.load(args.net)
+        nnue.load(evaluator, args.net)   # the searches of this chunk evaluate with it
     rng = random.Random(chunk_seed)
     tt = TranspositionTable(HASH_BYTES)
-    searcher = Searcher(tt, Evaluator())
+    searcher = Searcher(tt, evaluator)
     games = []
     for fen in fens:
         start = random_start(fen, args.random_plies, rng)

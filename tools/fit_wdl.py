@@ -37,12 +37,13 @@ from pathlib import Path
 import chess
 import numpy as np
 from numpy.typing import NDArray
-from packed_games import read_games  # tools/packed_games.py, beside this script
 from scipy.optimize import minimize
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
 from ponderosa.engine.wdl import MATERIAL_ANCHOR, MATERIAL_RANGE, PIECE_VALUES, material_count
+
+from packed_games import read_games  # tools/packed_games.py, beside this script
 
 MAX_MATERIAL = 2 * 39 + 16 * 8  # every pawn promoted to a queen: a bound for the counts array
 LOSS, DRAW, WIN = 0, 1, 2       # the result's index, for the side to move

@@ -30,10 +30,9 @@ from pathlib import Path
 import chess
 import chess.engine
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import tune  # noqa: E402  (the position files' reader, beside this script)
+from ponderosa.engine.records import write_atomically
 
-from ponderosa.engine.records import write_atomically  # noqa: E402
+import tune  # the position files' reader, beside this script
 
 DEFAULT_ENGINE = "/usr/games/stockfish"
 CHUNK = 200   # positions per task handed to a worker

@@ -4,9 +4,9 @@
 Usage (after `pip install -e .` and
 `apt-get install fairymax phalanx sjeng hoichess gnuchess`):
 
-    python tests/match.py --games 4 --tc 2+0.02
-    python tests/match.py --engine fairymax --opponents phalanx,sjeng,hoichess,gnuchess --games 2
-    python tests/match.py --chess960 --engine-protocol uci --opponents stockfish --games 20 --seed 960
+    python tools/match.py --games 4 --tc 2+0.02
+    python tools/match.py --engine fairymax --opponents phalanx,sjeng,hoichess,gnuchess --games 2
+    python tools/match.py --chess960 --engine-protocol uci --opponents stockfish --games 20 --seed 960
 
 Every engine is driven by python-chess (`chess.engine`, XBoard or UCI); the script keeps the
 clocks itself. Each opening (a random sample of the EPD file, reproducible with --seed) is
@@ -60,8 +60,8 @@ import chess
 import chess.engine
 import chess.pgn
 
-# The engine processes and the games live in their own modules (tests/match_engines.py,
-# tests/match_games.py); sprt.py reaches the names it shares through this one.
+# The engine processes and the games live in their own modules (tools/match_engines.py,
+# tools/match_games.py); sprt.py reaches the names it shares through this one.
 import match_engines
 from match_engines import (
     OPPONENTS,

@@ -1,6 +1,6 @@
-"""The engines of a match (tests/match.py): what each Debian engine is and how it is started, and one
+"""The engines of a match (tools/match.py): what each Debian engine is and how it is started, and one
 engine process driven through python-chess with a transcript of its I/O, its faults classified
-and its clock measured in its own I/O thread. No game logic: tests/match_games.py plays the games."""
+and its clock measured in its own I/O thread. No game logic: tools/match_games.py plays the games."""
 from __future__ import annotations
 
 import asyncio

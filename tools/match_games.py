@@ -1,4 +1,4 @@
-"""One game of a match (tests/match.py) between two engine processes (tests/match_engines.py): the
+"""One game of a match (tools/match.py) between two engine processes (tools/match_engines.py): the
 clocks, the rules applied on the board, resign adjudication, faults charged to the side that made
 them, and the game's PGN with each move's score, depth and time."""
 from __future__ import annotations

@@ -45,10 +45,9 @@ import chess
 import chess.pgn
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from packed_games import PackedGamesError, read_games  # noqa: E402
+from ponderosa.engine.nnue.reference import features
 
-from ponderosa.engine.nnue.reference import features  # noqa: E402
+from packed_games import PackedGamesError, read_games
 
 PAD = 768
 SLOTS = 32

@@ -24,12 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import nnue_data  # noqa: E402
-from nnue_backends import available_backends, make_backend  # noqa: E402
+from ponderosa.engine.nnue import reference
+from ponderosa.engine.nnue.network_file import write_network
 
-from ponderosa.engine.nnue import reference  # noqa: E402
-from ponderosa.engine.nnue.network_file import write_network  # noqa: E402
+import nnue_data
+from nnue_backends import available_backends, make_backend
 
 PAD = nnue_data.PAD
 SIGMOID_SCALE = 400.0

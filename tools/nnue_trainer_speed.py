@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import nnue_data  # noqa: E402
-from nnue_backends import make_backend  # noqa: E402
+import nnue_data
+from nnue_backends import make_backend
 
 INPUTS, HIDDEN = 768, 256
 

@@ -63,6 +63,9 @@ HEADINGS = {"what": "what", "result": "result", "commit": "build", "date": "date
             "machine": "machine", "measure": "measure", "recorded": "recorded"}
 
 MATCH = ("what", "result", "commit", "date", "bench", "command", "games")
+# The match, SPRT and bench scripts moved from tests/ to tools/: a table's command column names them
+# where they are now, so that it can be run as shown (the ledger keeps each command as it was run).
+MOVED_SCRIPTS = (re.compile(r"\btests/((?:match|match_engines|match_games|sprt|bench_[a-z_]+)\.py)\b"), r"tools/\1")
 TABLES: dict[str, Table] = {
     "speed": Table(("bench", "bench.classic", "perft.start6", "perft.kiwipete5", "peers.crafty",
                     "peers.ethereal", "startup.pong", "startup.engine", "nnue.speed", "bench.noise")),
@@ -256,7 +259,8 @@ def _column(row: Row, column: str) -> str:
         signature = row.get("signature", row["figures"].get("bench_after"))
         return f"{signature:,}" if isinstance(signature, int) else ""
     if column == "command":
-        return f"`{row['command']}`"
+        pattern, replacement = MOVED_SCRIPTS
+        return f"`{pattern.sub(replacement, row['command'])}`"
     if column in ("games", "patch") and re.match(r"(git show |data/|tests/)", str(row.get(column, ""))):
         return f"`{row[column]}`"
     return str(row.get(column, ""))

@@ -3,7 +3,7 @@
 
 Usage (two installed builds, e.g. a worktree's venv for each):
 
-    python tests/sprt.py --candidate ponderosa --base /work/venv-base/bin/ponderosa \
+    python tools/sprt.py --candidate ponderosa --base /work/venv-base/bin/ponderosa \
         --tc 5+0.05 --elo0 0 --elo1 5 --pgn sprt.pgn
 
 H0: the candidate is elo0 Elo stronger than the base; H1: it is elo1 Elo stronger (logistic Elo).
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import chess.pgn
 
-import match  # tests/match.py, beside this script
+import match  # tools/match.py, beside this script
 
 PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)     # per-game score of a pair with 0, 1/2, 1, 3/2, 2 points
 GAME_VALUES = (0.0, 0.5, 1.0)                  # loss, draw, win

@@ -51,14 +51,13 @@ import chess
 import chess.pgn
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import eval_weights  # noqa: E402  (the weights file's layout and writer, beside this script)
+from ponderosa.core_ext import evaluate
+from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.position_set import PositionSet, is_quiet
+from ponderosa.engine.records import write_atomically
 
-from ponderosa.core_ext import evaluate  # noqa: E402
-from ponderosa.core_ext.board import Board  # noqa: E402
-from ponderosa.core_ext.evaluate import Evaluator  # noqa: E402
-from ponderosa.core_ext.position_set import PositionSet, is_quiet  # noqa: E402
-from ponderosa.engine.records import write_atomically  # noqa: E402
+import eval_weights  # the weights file's layout and writer, beside this script
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 LN10 = math.log(10.0)

@@ -31,6 +31,7 @@ from ponderosa.engine.book.file import (
 from ponderosa.engine.book.select import BookDecision, BookSettings, Candidate, RankedMove, choose, rank
 from ponderosa.engine.learning.rules import POSTBOOK_MIN_ADVANTAGE, RESULT_LEARNED_VALUE, is_playable
 from ponderosa.engine.learning.store import LearnedMove, LearnedStore
+from ponderosa.engine.nnue.choice import EvaluationChoice
 
 log = logging.getLogger("ponderosa.book")
 
@@ -120,7 +121,10 @@ class OpeningBook:
         self.aging = False            # learning aging (paper 6.4): skipped moves' mild bad values fade
         self.large: BookSource | None = None
         self.start: BookSource | None = None
-        self._evaluator = Evaluator(BOOK_EVAL_PAWN_HASH_BYTES)
+        # The static evaluation after a book move (bookw eval): the engine's evaluation once
+        # follow() is told it, else the one the program starts with (the shipped network).
+        self.evaluator = Evaluator(BOOK_EVAL_PAWN_HASH_BYTES)
+        self._evaluation_known = False
 
     @contextlib.contextmanager
     def without_learned_data(self) -> Iterator[None]:
@@ -222,11 +226,20 @@ class OpeningBook:
                                         learned.get(move), after))
         return result
 
+    def follow(self, evaluation: EvaluationChoice) -> None:
+        """Evaluate book moves as the engine's searches do: with the network of its choice (an
+        EvalFile or `eval classic` given later included)."""
+        self._evaluation_known = True
+        evaluation.share_with(self.evaluator)
+
     def _evaluate_after(self, board: Board, move: str) -> int:
         """The static evaluation after the move, from the mover's side (bookw eval)."""
+        if not self._evaluation_known:   # read once, at the first book move evaluated
+            self._evaluation_known = True
+            EvaluationChoice(self.evaluator).load_default()
         board.push_uci(move)
         try:
-            return -self._evaluator.evaluate(board)
+            return -self.evaluator.evaluate(board)
         finally:
             board.pop()
 

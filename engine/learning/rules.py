@@ -21,7 +21,8 @@ from ponderosa.engine.limits import DEMOTE_THRESHOLD
 
 # Crafty's `learn N` bitmask.
 LEARN_BOOK, LEARN_POSITION, LEARN_RESULT = 1, 2, 4
-LEARN_DEFAULT = LEARN_BOOK | LEARN_POSITION | LEARN_RESULT  # 7: everything on, as in Crafty
+LEARN_ALL = LEARN_BOOK | LEARN_POSITION | LEARN_RESULT      # the largest mask, 7
+LEARN_DEFAULT = LEARN_ALL  # everything on, as in Crafty
 
 SEARCHES_REMEMBERED = 10  # the first ten searches after leaving the book (paper 2.3)
 

@@ -1,10 +1,15 @@
-"""The neural evaluation's Python side: the network file, the numpy reference, and loading a
-network into the core (ponderosa.core_ext, nnue_*.pxi, computes it)."""
+"""The neural evaluation's Python side: the network file, the numpy reference, and giving a
+network to an evaluator of the core (ponderosa.core_ext, nnue_*.pxi, computes it). A network
+belongs to the evaluators given it: nothing here is the process's."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ponderosa.engine.nnue.network_file import NetworkFileError, QuantisedNetwork, read_network
+
+if TYPE_CHECKING:
+    from ponderosa.core_ext.evaluate import Evaluator, Network
 
 DEFAULT_NETWORK = Path(__file__).resolve().parent / "ponderosa.nnue"
 
@@ -19,31 +24,39 @@ def check_shape(net: QuantisedNetwork, name: str = "network") -> None:
                                f"QB {shape['qb']}, scale {shape['scale']}")
 
 
-def install(net: QuantisedNetwork, name: str = "network") -> None:
-    """Make net the evaluation of every search; NetworkFileError when the core is of another shape."""
-    from ponderosa.core_ext.evaluate import nnue_install
+def core_network(net: QuantisedNetwork, name: str = "network") -> Network:
+    """net copied into the core, to give to evaluators (Evaluator.network); NetworkFileError when
+    the core is of another shape."""
+    from ponderosa.core_ext.evaluate import Network
     check_shape(net, name)
-    nnue_install(net.ft_weights, net.ft_bias, net.out_weights, net.out_bias)
+    return Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_bias)
 
 
-def load(path: Path) -> QuantisedNetwork:
-    """Read the network file at path and install it; NetworkFileError (naming the file) leaves the
-    evaluation as it was."""
+def install(evaluator: Evaluator, net: QuantisedNetwork, name: str = "network") -> Network:
+    """Make net the evaluation of evaluator (and of the searches made on it); NetworkFileError
+    when the core is of another shape. Returns the core's copy, to give to other evaluators."""
+    network = core_network(net, name)
+    evaluator.network = network
+    return network
+
+
+def load(evaluator: Evaluator, path: Path) -> QuantisedNetwork:
+    """Read the network file at path and install it in evaluator; NetworkFileError (naming the
+    file) leaves its evaluation as it was."""
     net = read_network(path)
-    install(net, str(path))
+    install(evaluator, net, str(path))
     return net
 
 
-def remove() -> None:
-    """Back to the hand-written evaluation."""
-    from ponderosa.core_ext.evaluate import nnue_remove
-    nnue_remove()
+def remove(evaluator: Evaluator) -> None:
+    """Back to the hand-written evaluation for evaluator."""
+    evaluator.network = None
 
 
-def active() -> bool:
-    from ponderosa.core_ext.evaluate import nnue_active
-    return nnue_active()
+def active(evaluator: Evaluator) -> bool:
+    """Whether evaluator evaluates with a network."""
+    return bool(evaluator.network_active)
 
 
-__all__ = ["DEFAULT_NETWORK", "NetworkFileError", "QuantisedNetwork", "active", "check_shape", "install", "load",
-           "read_network", "remove"]
+__all__ = ["DEFAULT_NETWORK", "NetworkFileError", "QuantisedNetwork", "active", "check_shape", "core_network",
+           "install", "load", "read_network", "remove"]

@@ -1,26 +1,41 @@
-"""Which evaluation the searches use: the network of the EvalFile setting, or the hand-written
-one. The choice is the process's (the core holds one network for all search threads); the engine
-owns one EvaluationChoice and changes it only while no search runs."""
+"""Which evaluation one engine's searches use: the network of the EvalFile setting, or the
+hand-written one. The choice belongs to the engine's evaluator (the main search thread's; its
+helper threads copy its network with its other settings before each search, engine/worker.py)
+and to any other evaluator of the same engine given it (share_with): another engine in the same
+process keeps its own. The engine changes it only while no search runs."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue.network_file import NetworkFileError, QuantisedNetwork
 
+if TYPE_CHECKING:
+    from ponderosa.core_ext.evaluate import Evaluator, Network
+
 DEFAULT_NAME = "<default>"
-_NOTHING_YET = object()
 
 
 class EvaluationChoice:
-    def __init__(self) -> None:
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.evaluators = [evaluator]               # the first is the engine's own: active reads it
         self.path: Path | None = None               # the file of the network in use, or None
         self.network: QuantisedNetwork | None = None
         self.use_network = True                     # eval nnue / eval classic
-        # What _apply last put in the core: each install is a copy the core keeps for good (a
-        # search may still read a replaced network), so nothing is installed twice. Unset at
-        # first, so the first _apply always acts.
-        self._installed: object = _NOTHING_YET
+        # self.network copied into the core once, when its file is read: switching between it
+        # and the hand-written evaluation gives the evaluators the same copy back.
+        self._core: Network | None = None
+
+    @property
+    def evaluator(self) -> Evaluator:
+        return self.evaluators[0]
+
+    def share_with(self, evaluator: Evaluator) -> None:
+        """Another evaluator of the same engine (the book's) evaluates as its searches do, now
+        and after every change."""
+        self.evaluators.append(evaluator)
+        self._apply()
 
     def load_default(self) -> list[str]:
         """The network shipped with the engine; messages when it cannot be used (none when the
@@ -33,17 +48,17 @@ class EvaluationChoice:
         default = name.strip() in ("", DEFAULT_NAME)
         path = nnue.DEFAULT_NETWORK if default else Path(name.strip()).expanduser()
         if default and not path.exists():   # a package without a network: the hand-written one is the default
-            self.network, self.path = None, None
+            self.network, self.path, self._core = None, None, None
             self._apply()
             return []
         try:
             network = nnue.read_network(path)
-            nnue.check_shape(network, str(path))
+            core = nnue.core_network(network, str(path))
         except NetworkFileError as error:
             # The engine keeps what it had: a GUI's bad choice must not cost the network in use.
             self._apply()   # (at start-up: puts the hand-written evaluation in place)
             return [f"{error}; keeping {self.in_use()}"]
-        self.network, self.path = network, path
+        self.network, self.path, self._core = network, path, core
         self.use_network = True   # a network asked for by name is the one to use
         self._apply()
         return []
@@ -59,18 +74,14 @@ class EvaluationChoice:
         return self.describe()
 
     def _apply(self) -> None:
-        wanted = self.network if self.use_network else None
-        if wanted is self._installed:
-            return
-        if wanted is None:
-            nnue.remove()
-        else:
-            nnue.install(wanted, str(self.path))
-        self._installed = wanted
+        wanted = self._core if self.use_network else None
+        for evaluator in self.evaluators:
+            if evaluator.network is not wanted:
+                evaluator.network = wanted
 
     @property
     def active(self) -> bool:
-        return nnue.active()
+        return nnue.active(self.evaluator)
 
     def in_use(self) -> str:
         """What evaluates now, in a few words: `the network NAME` or `the hand-written evaluation`."""

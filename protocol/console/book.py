@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def cmd_book(console: Console, args: list[str]) -> None:
     """Crafty's book command and its sub-commands (see COMMANDS for the list)."""
     if not args:
-        for line in console.engine.book.describe():
+        for line in console.engine.options.describe_books():
             console.say(line)
         return
     action, rest = args[0].lower(), args[1:]
@@ -61,32 +61,32 @@ def _book_merge(console: Console, args: list[str]) -> None:
 def _book_random(console: Console, args: list[str]) -> None:
     if len(args) != 1 or args[0] not in ("0", "1", "2"):
         raise CommandError("usage: book random 0|1|2 (0 search, 1 Crafty's weighted random, 2 Terra's)")
-    console.engine.book.settings.random_mode = int(args[0])
+    console.engine.options.set_book_setting("random_mode", int(args[0]))
 
 
 def _book_width(console: Console, args: list[str]) -> None:
-    console.engine.book.settings.width = positive_int(args, "book width N")
+    console.engine.options.set_book_setting("width", positive_int(args, "book width N"))
 
 
 def _book_on(console: Console, args: list[str]) -> None:
-    console.engine.book.enabled = True
+    console.engine.options.book_enabled = True
 
 
 def _book_off(console: Console, args: list[str]) -> None:
-    console.engine.book.enabled = False
+    console.engine.options.book_enabled = False
 
 
 def _book_use(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: book use FILE")
-    console.engine.book.use_book(args[0])
+    console.engine.options.use_book(args[0])
     console.say(f"book: {args[0]}")
 
 
 def _book_polyglot(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: book polyglot FILE.bin")
-    console.engine.book.use_polyglot(args[0])
+    console.engine.options.use_polyglot(args[0])
     console.say(f"book: {args[0]} (Polyglot)")
 
 
@@ -115,13 +115,13 @@ def cmd_bookw(console: Console, args: list[str]) -> None:
     weight = number_argument(args[1], usage)
     if not 0.0 <= weight <= 1.0:
         raise CommandError(f"usage: {usage}")
-    setattr(console.engine.book.settings, f"weight_{args[0].lower()}", weight)
+    console.engine.options.set_book_setting(f"weight_{args[0].lower()}", weight)
 
 
 def _terra_setting(name: str) -> Callable[[Console, list[str]], None]:
     """The handler of one of Terra's limits (booklimit N, ...): the book setting of that name."""
     def handler(console: Console, args: list[str]) -> None:
-        setattr(console.engine.book.settings, name, positive_int(args, f"{name} N", minimum=0))
+        console.engine.options.set_book_setting(name, positive_int(args, f"{name} N", minimum=0))
     return handler
 
 
@@ -151,7 +151,7 @@ def cmd_bstat(console: Console, args: list[str]) -> None:
     if decision is None:
         console.say("no book moves in this position")
         return
-    for line in book_table(decision, console.engine.game):
+    for line in book_table(decision, console.engine.position(stack=False)):
         console.say(line)
 
 
@@ -201,8 +201,9 @@ def cmd_learn(console: Console, args: list[str]) -> None:
     learn threshold CENTIPAWNS."""
     engine = console.engine
     if not args:
-        console.say(f"learn {engine.learner.mask} (1 book, 2 position, 4 result); store {engine.learned.location}; "
-                    f"aging {'on' if engine.book.aging else 'off'}; threshold {engine.learn_threshold}")
+        console.say(f"learn {engine.options.learn_mask} (1 book, 2 position, 4 result); "
+                    f"store {engine.learned.location}; aging {'on' if engine.options.book_aging else 'off'}; "
+                    f"threshold {engine.learn_threshold}")
         return
     if args[0].lower() == "store" and len(args) == 2:
         try:
@@ -212,7 +213,7 @@ def cmd_learn(console: Console, args: list[str]) -> None:
         console.say(f"learned data: {engine.learned.location}")
         return
     if args[0].lower() == "aging" and len(args) == 2:
-        engine.book.aging = on_off(args[1:], "learn aging")
+        engine.options.book_aging = on_off(args[1:], "learn aging")
         return
     if args[0].lower() == "threshold" and len(args) <= 2:
         _learn_threshold(console, args[1:])
@@ -221,7 +222,7 @@ def cmd_learn(console: Console, args: list[str]) -> None:
                         "| learn threshold CENTIPAWNS", 0)
     if mask > 7:
         raise CommandError("learn N: N is a bitmask 0-7 (1 book, 2 position, 4 result)")
-    engine.learner.mask = mask
+    engine.options.learn_mask = mask
 
 
 def _learn_threshold(console: Console, args: list[str]) -> None:

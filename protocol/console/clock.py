@@ -65,8 +65,8 @@ class ConsoleClock:
         """st and sd/sn as set; otherwise the clock's budget from level/time/settc."""
         if engine.seconds_per_move is not None or self.control is None:
             return engine.limits()
-        own = self.clock_seconds.get(engine.game.turn)
-        other = self.clock_seconds.get(not engine.game.turn)
+        own = self.clock_seconds.get(engine.white_to_move)
+        other = self.clock_seconds.get(not engine.white_to_move)
         control = self.control
         if self.moves_to_control is not None:
             control = TimeControl(self.moves_to_control + self.own_moves, control.base_seconds,
@@ -140,7 +140,7 @@ def cmd_clock(console: Console, args: list[str]) -> None:
 
 def _own_side(console: Console) -> bool:
     """The engine's side, or the side to move in force mode."""
-    return console.engine_side if console.engine_side is not None else console.engine.game.turn
+    return console.engine_side if console.engine_side is not None else console.engine.white_to_move
 
 
 def cmd_usage(console: Console, args: list[str]) -> None:
@@ -195,7 +195,8 @@ def cmd_info(console: Console, args: list[str]) -> None:
     else:
         console.say("time control: none set (default time per move)")
     console.say(f"search limits: depth {engine.max_depth or '-'}  nodes {engine.max_nodes or '-'}")
-    console.say(f"hash table {engine.tt.size // 1024}K bytes; pondering {'on' if console.ponder_enabled else 'off'};"
+    console.say(f"hash table {engine.options.hash_bytes // 1024}K bytes;"
+                f" pondering {'on' if console.ponder_enabled else 'off'};"
                 f" draw score {engine.draw_score}; resign {console.resign_pawns or 'off'};"
                 f" usage {clock.usage_percent:+d}%; operator {clock.operator_seconds / 60:g} min")
     console.say(f"position: {engine.fen()}")

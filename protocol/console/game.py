@@ -95,11 +95,11 @@ def cmd_go(console: Console, args: list[str]) -> None:
     engine = console.engine
     if not engine.legal_moves():
         raise CommandError("no legal moves: the game is over")
-    if engine.game.is_game_over():   # ended by rule (75 moves, fivefold repetition, no mating material)
+    if engine.position().is_game_over():   # ended by rule (75 moves, fivefold repetition, no mating material)
         outcome = engine.outcome()
         raise CommandError(f"the game is over: {outcome[1] if outcome else 'by rule'}")
     engine.end_search()   # a ponder search shares the searcher: two at once crash the core
-    console.engine_side = engine.game.turn
+    console.engine_side = engine.white_to_move
     console.think_and_play()
 
 
@@ -158,9 +158,10 @@ def cmd_hint(console: Console, args: list[str]) -> None:
 
 
 def cmd_history(console: Console, args: list[str]) -> None:
-    board = chess.Board(console.engine.game.root().fen())
+    game = console.engine.position()
+    board = game.root()
     lines: list[str] = []
-    for move in console.engine.game.move_stack:
+    for move in game.move_stack:
         san = board.san(move)
         if board.turn == chess.WHITE or not lines:
             prefix = f"{board.fullmove_number:>3}. " + ("" if board.turn == chess.WHITE else "...      ")
@@ -193,7 +194,7 @@ def cmd_display(console: Console, args: list[str]) -> None:
 def cmd_draw(console: Console, args: list[str]) -> None:
     """The user offers a draw: accepted when the last search was not above the draw score."""
     engine = console.engine
-    if engine.game.is_insufficient_material() or console.last_score <= engine.draw_score:
+    if engine.position(stack=False).is_insufficient_material() or console.last_score <= engine.draw_score:
         console.say("Draw accepted.")
         console.say("1/2-1/2 {Drawn by mutual agreement}")
         console.engine_side = None

@@ -44,7 +44,7 @@ def cmd_savegame(console: Console, args: list[str]) -> None:
         write_atomically(args[0], console.engine.pgn())
     except OSError as error:
         raise CommandError(f"cannot write {args[0]}: {error.strerror or error}") from None
-    console.say(f"saved the game ({len(console.engine.game.move_stack)} plies) to {args[0]}")
+    console.say(f"saved the game ({len(console.engine.position().move_stack)} plies) to {args[0]}")
 
 
 def cmd_savepos(console: Console, args: list[str]) -> None:
@@ -79,7 +79,7 @@ def cmd_pgn(console: Console, args: list[str]) -> None:
 
 
 def cmd_tags(console: Console, args: list[str]) -> None:
-    for name, value in console.engine.record.headers(console.record_players(), console.engine.game).items():
+    for name, value in console.engine.record.headers(console.record_players(), console.engine.position()).items():
         console.say(f'[{name} "{value}"]')
 
 
@@ -119,7 +119,7 @@ def _read(console: Console, args: list[str], append: bool) -> None:
             raise CommandError(str(error)) from None
     else:
         source, text = "keyboard", _read_keyboard(console)
-    game = console.engine.game
+    game = console.engine.position()
     try:
         read = read_pgn_text(text, source, start_fen=game.fen() if append else None)
     except RecordError as error:
@@ -154,7 +154,7 @@ def cmd_reset(console: Console, args: list[str]) -> None:
     """reset N: back (or forward, through moves taken back by reset) to move N, same side on move."""
     if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
         raise CommandError("usage: reset N  (a move number of this game)")
-    game = console.engine.game
+    game = console.engine.position()
     played = list(game.move_stack)
     line = console.reset_line if console.reset_line[:len(played)] == played else played
     root = game.root()
@@ -233,7 +233,7 @@ def cmd_both(console: Console, args: list[str]) -> None:
     pending = ""
     try:
         while console.engine.outcome() is None and console.engine.legal_moves():
-            console.engine_side = console.engine.game.turn
+            console.engine_side = console.engine.white_to_move
             console.engine.end_search()   # the ponder search on the move just played
             console.think_and_play()
             if not console.plays_both or console.engine_side is None:
@@ -261,7 +261,7 @@ def _typed_line(console: Console) -> str:
 
 def cmd_switch(console: Console, args: list[str]) -> None:
     """GNU Chess's switch: the engine takes the other side (the side to move if it played none)."""
-    console.engine_side = console.engine.game.turn if console.engine_side is None else not console.engine_side
+    console.engine_side = console.engine.white_to_move if console.engine_side is None else not console.engine_side
     console.engine.end_search()   # a ponder search must not run beside the engine's own
     console.engine.save_record()
     console.reply_if_engine_to_move()
@@ -301,15 +301,14 @@ def cmd_annotateh(console: Console, args: list[str]) -> None:
 
 
 def _annotate(console: Console, args: list[str], html_output: bool) -> None:
-    from ponderosa.engine.annotate import AnnotateError, annotate_file, parse_request  # only when used
+    from ponderosa.engine.annotate import AnnotateError, parse_request  # only when used
     try:
         request = parse_request(args, html_output)
     except AnnotateError as error:
         raise CommandError(str(error)) from None
-    console.engine.end_search()   # a ponder search must not share the hash table with it
     progress = _annotate_progress(console)
     try:
-        report = annotate_file(console.engine.searcher, request, progress)
+        report = console.engine.annotate(request, progress)   # a ponder search ends first: they share the table
     except AnnotateError as error:
         raise CommandError(str(error)) from None
     finally:
@@ -349,7 +348,7 @@ def cmd_trace(console: Console, args: list[str]) -> None:
 
 def cmd_edit(console: Console, args: list[str]) -> None:
     """Crafty's edit: `#` clears, `c` switches colour, `.` ends; pieces as qa3 (x removes)."""
-    pieces = {square: piece.symbol() for square, piece in console.engine.game.piece_map().items()}
+    pieces = {square: piece.symbol() for square, piece in console.engine.position(stack=False).piece_map().items()}
     white = True
     console.say("edit: piece+square (Qa3, xa3 removes), # clears, c switches colour, . ends")
     while True:

@@ -174,7 +174,7 @@ class Console:
             self.say(f"Illegal move: {text}")
             return
         self.engine.end_search()   # a ponder search, if any, is of no further use
-        self.clock.charge(self.engine.game.turn)
+        self.clock.charge(self.engine.white_to_move)
         self.engine.make_move(uci)
         self.reply_if_engine_to_move()
 
@@ -184,7 +184,7 @@ class Console:
             self.say(f"{outcome[0]} {{{outcome[1]}}}")
             self.engine.finish_game(outcome[0])
             return
-        if self.engine_side is not None and self.engine_side == self.engine.game.turn:
+        if self.engine_side is not None and self.engine_side == self.engine.white_to_move:
             self.think_and_play()
 
     def think_and_play(self) -> None:
@@ -192,14 +192,14 @@ class Console:
         self.clock.start_turn()
         probe = self.engine.book_probe() if self.search_move is None else BookProbe(None, None)   # `search MOVE`
         if probe.decision is not None and self.show_book:
-            for line in book_table(probe.decision, self.engine.game):
+            for line in book_table(probe.decision, self.engine.position(stack=False)):
                 self.say(f"    {line}")
         if probe.move is not None:
             self._play_book_move(probe)
             return
         limits, excluded = self.clock.limits(self.engine, self.ponder_enabled), self.root_exclusions()
         if probe.search_only:
-            self.say(f"    book moves {{{probe.search_only_text(self.engine.game)}}} (searching them)")
+            self.say(f"    book moves {{{probe.search_only_text(self.engine.position(stack=False))}}} (searching them)")
             limits, excluded = self.engine.book_search(probe, limits)
         self.thinking_header()
         result = self.engine.think(limits, on_thinking=self.show_thinking, excluded=excluded, at_level=True)
@@ -209,7 +209,7 @@ class Console:
         self.last_score = result.score
         self.low_scores = self.low_scores + 1 if self.resign_pawns and result.score <= -100 * self.resign_pawns else 0
         if self.low_scores >= RESIGN_SEARCHES:
-            self.say(f"{'White' if self.engine.game.turn else 'Black'} resigns")
+            self.say(f"{'White' if self.engine.white_to_move else 'Black'} resigns")
             self.engine.finish_game("0-1" if self.engine.white_to_move else "1-0")
             self.engine_side = None
             return
@@ -225,13 +225,13 @@ class Console:
         """Crafty's book output: the moves that made the cut, then the move and its chance."""
         assert probe.decision is not None and probe.move is not None
         chance = probe.chance
-        self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.game)}}}")
+        self.say(f"    book moves {{{book_moves_text(probe.decision, self.engine.position(stack=False))}}}")
         self.say(f"    book {probe.seconds:>6.1f}s {chance * 100:>6.0f}%    {self.engine.san(probe.move)}")
         self._play_move(probe.move, None, None)
 
     def _play_move(self, move: str, ponder_move: str | None, searched: SearchResult | None) -> None:
         side, number = self.side_name(), self.engine.move_number
-        self.clock.charge(self.engine.game.turn)
+        self.clock.charge(self.engine.white_to_move)
         san = self.engine.play_own_move(move, searched)
         self.clock.own_moves += 1
         self.say(f"{side}({number}): {san}{chr(7) if self.alarm else ''}")

@@ -16,7 +16,7 @@ def cmd_hash(console: Console, args: list[str]) -> None:
         raise CommandError("usage: hash SIZE  (e.g. hash 64M, hash=1G)")
     console.engine.end_search()   # the silent ponder search ends: the table changes now, as the reply says
     try:
-        used = console.engine.settings.set_hash_size(parse_size(args[0]))
+        used = console.engine.options.set_hash_size(parse_size(args[0]))
     except ResourceError as error:
         raise CommandError(str(error)) from None
     console.say(f"hash table memory = {used // 1024}K bytes")
@@ -27,7 +27,7 @@ def cmd_hashp(console: Console, args: list[str]) -> None:
         raise CommandError("usage: hashp SIZE  (e.g. hashp 8M)")
     console.engine.end_search()   # likewise
     try:
-        console.engine.settings.set_pawn_hash_size(parse_size(args[0]))
+        console.engine.options.set_pawn_hash_size(parse_size(args[0]))
     except ResourceError as error:
         raise CommandError(str(error)) from None
 
@@ -82,11 +82,11 @@ def cmd_eval(console: Console, args: list[str]) -> None:
         engine.end_search()   # the network is the process's: no search may read it while it changes
         if args[0].lower() in ("nnue", "classic"):
             try:
-                engine.settings.set_eval_mode(args[0].lower())
+                engine.options.set_eval_mode(args[0].lower())
             except ValueError as error:
                 raise CommandError(str(error)) from None
         else:
-            messages = engine.settings.set_eval_file(args[0]) or []
+            messages = engine.options.set_eval_file(args[0]) or []
             if messages:   # the file cannot be used: one line, which says what is kept
                 raise CommandError("; ".join(messages))
     console.say(engine.evaluation.describe())

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def _use_tables(console: Console, path: str) -> None:
     console.engine.end_search()   # the silent ponder search ends: the tables change now, as the reply says
-    for message in console.engine.settings.set_tablebase_path(path) or []:
+    for message in console.engine.options.set_tablebase_path(path) or []:
         console.say(f"Syzygy: {message}")
     console.say(console.engine.tablebases.summary())
 
@@ -38,7 +38,7 @@ def cmd_cache(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: cache SIZE  (e.g. cache 32M; 0 turns the cache off)")
     console.engine.end_search()   # likewise
-    used = console.engine.settings.set_tablebase_cache(parse_size(args[0]))
+    used = console.engine.options.set_tablebase_cache(parse_size(args[0]))
     console.say(f"tablebase cache = {used // 1024}K bytes")
 
 

@@ -34,7 +34,7 @@ def cmd_smpmt(console: Console, args: list[str]) -> None:
     if count is not None:
         console.engine.end_search()   # the silent ponder search ends: the count changes now, as the reply says
         try:
-            console.engine.settings.set_threads(max(1, count))
+            console.engine.options.set_threads(max(1, count))
         except ResourceError as error:
             console.say(f"Error: {error}")
         say_threads(console)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ponderosa.engine.bench import BENCH_DEPTH
-from ponderosa.engine.genfens import GenfensError, GenfensOptions, opening_fens
+from ponderosa.engine.genfens import GenfensError, GenfensOptions
 from ponderosa.engine.input_files import InputFileError
 from ponderosa.engine.limits import MAX_THREADS
 from ponderosa.engine.search import SearchResult
@@ -101,9 +101,8 @@ def cmd_genfens(console: Console, args: list[str]) -> None:
     count = positive_int(args[:1], GENFENS_USAGE)
     book = None if len(args) < 5 or args[4].lower() == "none" else args[4]
     options = GenfensOptions.from_words(args[5:])
-    console.engine.end_search()   # a silent ponder search ends: it would share the processor
     try:
-        for opening in opening_fens(count, int(args[2]), book, options):
+        for opening in console.engine.genfens(count, int(args[2]), book, options):
             console.say(f"info string genfens {opening.fen}")
     except (InputFileError, GenfensError) as error:
         raise CommandError(str(error)) from None

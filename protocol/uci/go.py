@@ -15,6 +15,7 @@ from ponderosa.engine.clock import (
 )
 from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, IllegalMoveError
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits
+from ponderosa.protocol.uci.options import report_applied
 
 if TYPE_CHECKING:
     from ponderosa.protocol.uci.session import ActiveSearch, UciSession
@@ -118,13 +119,14 @@ def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool,
 
 def go(session: UciSession, args: str) -> None:
     session.finish_active()
+    report_applied(session)   # settings that waited for the last search's end
     engine = session.engine
     command = parse_go(args)
     for problem in command.problems:
         session.info_string(problem)
     legal = engine.legal_moves()
     if not legal:
-        mated = engine.game.is_check()
+        mated = engine.position(stack=False).is_check()
         certain = (" wdl 0 0 1000" if mated else " wdl 0 1000 0") if session.show_wdl else ""   # mated or stalemate
         session.out.line(f"info depth 0 score {'mate 0' if mated else 'cp 0'}{certain}")
         session.out.line("bestmove 0000")
@@ -140,7 +142,7 @@ def go(session: UciSession, args: str) -> None:
         excluded = set(legal) - chosen if chosen else set()
     kind = "ponder" if command.ponder else "infinite" if command.infinite else "think"
     limits = search_limits(command, kind, engine.white_to_move, session.ponder_enabled, session.move_overhead)
-    if kind == "think" and not excluded and not session.analyse_mode and engine.book.enabled:
+    if kind == "think" and not excluded and not session.analyse_mode and engine.options.book_enabled:
         probe = engine.book_probe()   # once per move: a probe also ages the learned data
         if probe.move is not None:
             _play_book_move(session, probe)
@@ -164,7 +166,7 @@ def _book_move_on_ponderhit(session: UciSession, active: ActiveSearch) -> bool:
     """A ponder hit into a book position is a book hit: the ponder search is dropped and the
     book's move answered at once, as a `go` in that position would have been."""
     engine = session.engine
-    if session.analyse_mode or active.go.searchmoves or not engine.book.enabled:
+    if session.analyse_mode or active.go.searchmoves or not engine.options.book_enabled:
         return False
     probe = engine.book_probe()
     if probe.move is None:
@@ -189,7 +191,7 @@ def stop(session: UciSession, args: str) -> None:
         session.active = None
         session.send_bestmove(active.result, record)
         return
-    session.engine.searcher.stop()
+    session.engine.stop()
 
 
 def ponderhit(session: UciSession, args: str) -> None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ponderosa.protocol.uci.session import UciSession
 
 AUTHOR = "the Ponderosa developers"
+BOOK_OPTIONS = {"BookRandom": "random_mode", "BookWidth": "width"}   # option -> book setting
 EMPTY = "<empty>"        # UCI's way to show an empty string default
 DEFAULT = "<default>"    # the book or learned store the engine picks itself
 
@@ -56,11 +57,11 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("Clear Hash", "button", lambda engine: None),
     UciOption("Threads", "spin", lambda engine: engine.threads, *SPIN_OPTIONS["Threads"][1:]),
     UciOption("Ponder", "check", lambda engine: True),
-    UciOption("OwnBook", "check", lambda engine: engine.book.enabled),
+    UciOption("OwnBook", "check", lambda engine: engine.options.book_enabled),
     UciOption("BookFile", "string", lambda engine: DEFAULT),
-    UciOption("BookRandom", "spin", lambda engine: engine.book.settings.random_mode, 0, 2),
-    UciOption("BookWidth", "spin", lambda engine: engine.book.settings.width, 1, 100),
-    UciOption("Learn", "spin", lambda engine: engine.learner.mask, *SPIN_OPTIONS["Learn"][1:]),
+    UciOption("BookRandom", "spin", lambda engine: engine.options.book_setting("random_mode"), 0, 2),
+    UciOption("BookWidth", "spin", lambda engine: engine.options.book_setting("width"), 1, 100),
+    UciOption("Learn", "spin", lambda engine: engine.options.learn_mask, *SPIN_OPTIONS["Learn"][1:]),
     UciOption("BookLearnThreshold", "spin", lambda engine: engine.learn_threshold,
               *SPIN_OPTIONS["BookLearnThreshold"][1:]),
     UciOption("LearnStore", "string", lambda engine: DEFAULT),
@@ -76,7 +77,7 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("UCI_Elo", "spin", lambda engine: engine.strength.target, MIN_ELO, FULL_ELO),
     UciOption("EvalFile", "string", lambda engine: DEFAULT),
     UciOption("SyzygyPath", "string", lambda engine: engine.tablebases.path or EMPTY),
-    UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.tablebases.probe_depth, *PROBE_DEPTH_RANGE),
+    UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.options.probe_depth, *PROBE_DEPTH_RANGE),
     *[_shared_spin(name) for name in SCALE_OPTIONS],
 ]
 
@@ -107,10 +108,8 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
     note = ""
     if option.kind == "spin":
         number, note = _spin(option, value)
-        if name == "BookRandom":
-            engine.book.settings.random_mode = number
-        elif name == "BookWidth":
-            engine.book.settings.width = number
+        if name in BOOK_OPTIONS:
+            engine.options.set_book_setting(BOOK_OPTIONS[name], number)
         elif name == "UCI_Elo":
             engine.strength.set_target(number)   # takes effect at the next search
         elif name == "Move Overhead":
@@ -136,27 +135,49 @@ def apply_option(session: UciSession, option: UciOption, value: str) -> str:
         elif name == "Log":
             set_logging(flag)
     elif option.kind == "button":
-        engine.tt.clear()
-        engine.searcher.core.clear()
+        engine.options.clear_hash()   # during a search: at its end (the engine's rule)
     elif name == "BookFile":
         if value in ("", DEFAULT, EMPTY):
-            messages = engine.book.open_defaults()
+            messages = engine.options.open_default_books()
             note = "; ".join(messages)
         else:
-            engine.book.use_book(value)
+            engine.options.use_book(value)
     elif name == "LearnStore":
         if value not in ("", DEFAULT, EMPTY):
             engine.use_learned_store(value)
     elif name == "EvalFile":
-        messages = engine.settings.set_eval_file(value) or []   # a file that cannot be used: what is kept
-        note = "; ".join(messages or [engine.evaluation.describe()])
+        # A file that cannot be used: what is kept. During a search: at its end (the engine's rule).
+        note = evaluation_note(engine, engine.options.set_eval_file(value))
     elif name == "SyzygyPath":
-        # UCI sends setoption only while the engine waits, so the tables can change at once.
-        note = "; ".join(f"Syzygy: {message}" for message in
-                         engine.settings.set_tablebase_path("" if value == EMPTY else value) or [])
+        note = tablebase_note(engine.options.set_tablebase_path("" if value == EMPTY else value))
     elif name == "UCI_Opponent":
         _set_opponent(engine, "" if value == EMPTY else value)
     return note
+
+
+def evaluation_note(engine: Engine, messages: list[str] | None) -> str:
+    """What an EvalFile change did: what could not be used, else what evaluates now ('' while it waits)."""
+    if messages is None:
+        return ""
+    return "; ".join(messages or [engine.evaluation.describe()])
+
+
+def tablebase_note(messages: list[str] | None) -> str:
+    return "; ".join(f"Syzygy: {message}" for message in messages or [])
+
+
+def report_applied(session: UciSession) -> None:
+    """What waited for a search's end and is applied now (UCI sends setoption only while the
+    engine waits; a GUI that sends one during a search gets the engine's rule): the memory or
+    threads not had, the tables and the network, as info strings."""
+    engine = session.engine
+    applied = engine.options.apply_pending()
+    notes = [*applied.resource_messages, tablebase_note(applied.tablebase_messages)]
+    if applied.evaluation_messages is not None:
+        notes.append(evaluation_note(engine, applied.evaluation_messages))
+    for note in notes:
+        if note:
+            session.info_string(note)
 
 
 def _set_opponent(engine: Engine, text: str) -> None:
@@ -178,8 +199,7 @@ def uci(session: UciSession, args: str) -> None:
 def isready(session: UciSession, args: str) -> None:
     """Answered at once, also while a search runs (the search has a thread of its own); first
     what a setting that waited for a search's end could not have (memory, threads)."""
-    for message in session.engine.settings.apply_pending_settings().resource_messages:
-        session.info_string(message)
+    report_applied(session)
     session.out.line("readyok")
 
 
@@ -202,8 +222,6 @@ def setoption(session: UciSession, args: str) -> None:
     if option is None:
         session.info_string(f"unknown option: {name}")
         return
-    if option.name in FINISH_SEARCH_FIRST and session.active is not None:
-        session.finish_active()
     try:
         message = apply_option(session, option, value)
     except (ValueError, FenError, BookFileError, LearnedStoreError, OSError) as error:
@@ -217,9 +235,6 @@ def register(session: UciSession, args: str) -> None:
     session.out.line("registration ok")   # nothing to register; answered so that GUIs move on
 
 
-# UCI sends setoption only while the engine waits. One of these during a search ends it first (its
-# bestmove is sent), so that the table is cleared or changed at once; others follow the engine's rule.
-FINISH_SEARCH_FIRST = ("Hash", "Clear Hash", "SyzygyPath", "EvalFile")
 OPTION_COMMANDS: dict[str, Callable[[UciSession, str], None]] = {
     "uci": uci, "isready": isready, "debug": debug, "setoption": setoption, "register": register,
 }

@@ -5,7 +5,6 @@ from typing import TYPE_CHECKING, Callable
 
 import chess
 
-from ponderosa.core_ext.board import START_FEN
 from ponderosa.engine.fen import FenError, validate_fen
 
 if TYPE_CHECKING:
@@ -34,7 +33,7 @@ def position(session: UciSession, args: str) -> None:
     if words[0] == "startpos":
         if moves_at != 1:
             session.info_string(f"position startpos: unexpected {' '.join(words[1:moves_at])!r} ignored")
-        fen = START_FEN
+        fen = chess.STARTING_FEN
     else:
         try:
             fen = validate_fen(" ".join(words[1:moves_at]), session.engine.chess960)
@@ -60,7 +59,7 @@ def position(session: UciSession, args: str) -> None:
 
 def _set_game(engine: Engine, fen: str, moves: list[str]) -> None:
     """Bring the engine's game to fen + moves, playing or taking back as few moves as possible."""
-    game = engine.game
+    game = engine.position()
     current = [move.uci() for move in game.move_stack]
     if game.root().fen() == chess.Board(fen, chess960=engine.chess960).fen():
         common = 0
@@ -79,7 +78,7 @@ def _set_game(engine: Engine, fen: str, moves: list[str]) -> None:
 def _learn_from_game(session: UciSession) -> None:
     """UCI sends no result: a game that ended on the board by rule is learned from."""
     engine = session.engine
-    if session.analyse_mode or not engine.game.move_stack:
+    if session.analyse_mode or not engine.position().move_stack:
         return
     outcome = engine.outcome()
     if outcome is not None:

@@ -103,7 +103,7 @@ class UciSession:
     def quit(self, args: str) -> None:
         self.running = False
         self.active = None
-        self.engine.searcher.stop()
+        self.engine.stop()
 
     # -- searches ---------------------------------------------------------------
 
@@ -111,7 +111,7 @@ class UciSession:
         """Start a `go` search of this kind; its bestmove comes when the search (or stop) says."""
         search = ActiveSearch(0, kind, go, self.engine.white_to_move, time.monotonic())
         # The GUI's position is the searched one (a ponder search's too, predicted move included).
-        search.material = material_count(self.engine.game)
+        search.material = material_count(self.engine.position(stack=False))
 
         def thinking(report: Thinking) -> None:
             try:
@@ -140,7 +140,7 @@ class UciSession:
 
     def _predicted_move(self) -> str | None:
         """The last move of the game (the predicted reply a `go ponder` thinks about), if any."""
-        stack = self.engine.game.move_stack
+        stack = self.engine.position().move_stack
         return stack[-1].uci() if stack else None
 
     def restore_predicted_move(self, active: ActiveSearch) -> None:
@@ -154,8 +154,10 @@ class UciSession:
         UCI_ShowWDL the chances for the searched position's material (the game's, if not given)."""
         chances = None
         if self.show_wdl:
-            chances = wdl(report.score, material_count(self.engine.game) if material is None else material)
-        return format_info(report, self.engine.tt.hashfull(), self.tablebase_hits(), chances)
+            if material is None:
+                material = material_count(self.engine.position(stack=False))
+            chances = wdl(report.score, material)
+        return format_info(report, self.engine.hashfull(), self.tablebase_hits(), chances)
 
     def tablebase_hits(self) -> int:
         """Tablebase probes that answered in this search (none until the tablebases are wired in)."""
@@ -170,9 +172,9 @@ class UciSession:
         if now - active.started < PROGRESS_INTERVAL or now - active.last_progress < PROGRESS_INTERVAL:
             return
         active.last_progress = now
-        move, number, nodes, seconds = self.engine.searcher.progress()
+        move, number, nodes, seconds = self.engine.progress()
         for line in progress_lines(move, number, max(1, active.last_depth + 1), nodes, seconds,
-                                   self.engine.tt.hashfull()):
+                                   self.engine.hashfull()):
             self.out.line(line)
 
     def _search_finished(self, serial: int, result: SearchResult) -> None:
@@ -192,7 +194,7 @@ class UciSession:
         if move is None or move not in self.engine.legal_moves():
             self.out.line("bestmove 0000")
             return
-        after = self.engine.game.copy(stack=False)
+        after = self.engine.position(stack=False)
         after.push_uci(move)
         ponder = result.ponder_move
         if ponder is not None and chess.Move.from_uci(ponder) not in after.legal_moves:

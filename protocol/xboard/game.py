@@ -89,13 +89,13 @@ def go(session: XBoardSession, args: str) -> None:
         return   # already thinking: a second `go` must not make a second move
     session.abandon()
     session.analyzing = False
-    session.engine_side = session.engine.game.turn
+    session.engine_side = session.engine.white_to_move
     session.start_thinking()
 
 
 def playother(session: XBoardSession, args: str) -> None:
     session.abandon()
-    session.engine_side = not session.engine.game.turn
+    session.engine_side = not session.engine.white_to_move
 
 
 def _give_move_to(session: XBoardSession, white: bool) -> None:
@@ -121,7 +121,7 @@ def usermove(session: XBoardSession, args: str) -> None:
 
 def move_now(session: XBoardSession, args: str) -> None:
     if session.active is not None and session.active.kind == "think":
-        session.engine.searcher.stop()   # the search returns its best move, which is then played
+        session.engine.stop()   # the search returns its best move, which is then played
 
 
 def draw(session: XBoardSession, args: str) -> None:
@@ -192,13 +192,13 @@ def hint(session: XBoardSession, args: str) -> None:
 def bk(session: XBoardSession, args: str) -> None:
     """The book's candidates for the position, as a popup text (lines start with a space)."""
     engine = session.engine
-    decision = engine.book_decision() if engine.book.enabled else None
+    decision = engine.book_decision() if engine.options.book_enabled else None
     if engine.chess960:
         lines = ["no book in Chess960: the book is standard chess's"]
     elif decision is None:
         lines = ["no book moves in this position"]
     else:
-        lines = book_table(decision, engine.game)
+        lines = book_table(decision, engine.position(stack=False))
     for line in lines:
         session.out.line(f" {line}")
     session.out.line("")
@@ -208,7 +208,7 @@ def bk(session: XBoardSession, args: str) -> None:
 
 def edit(session: XBoardSession, args: str) -> None:
     session.abandon()
-    pieces = {square: piece.symbol() for square, piece in session.engine.game.piece_map().items()}
+    pieces = {square: piece.symbol() for square, piece in session.engine.position(stack=False).piece_map().items()}
     session.editing = EditBoard(pieces)
 
 
@@ -220,7 +220,7 @@ def edit_line(session: XBoardSession, line: str) -> None:
     if line == ".":
         session.editing = None
         try:
-            session.engine.set_pieces(board.pieces, session.engine.game.turn == chess.WHITE)
+            session.engine.set_pieces(board.pieces, session.engine.white_to_move)
             session.invalid_position = False
         except (FenError, ValueError):
             session.invalid_position = True

@@ -103,7 +103,7 @@ class ServerPlay:
         plan = self.plan()
         if plan is None:
             return None
-        board = self.engine.game
+        board = self.engine.position(stack=False)
         return ics.accepts_draw(score, self.engine.draw_score, board.fullmove_number,
                                 board.is_insufficient_material(), None, plan.accept_equal_draws)
 
@@ -112,7 +112,7 @@ class ServerPlay:
         plan = self.plan()
         if plan is None:
             return False
-        board = self.engine.game
+        board = self.engine.position(stack=False)
         pieces = chess.popcount(board.occupied & ~board.pawns & ~board.kings)
         since = None if self.last_offer_move is None else board.fullmove_number - self.last_offer_move
         offer = ics.offers_draw(self.session.last_scores, self.engine.draw_score, board.fullmove_number, pieces,
@@ -146,8 +146,8 @@ class ServerPlay:
             return []
         mate = mate_distance(result.score)
         summary = ics.SearchSummary(result.depth, result.score, result.seconds, result.nodes,
-                                    san_text(self.engine.game, result.pv), mate,
-                                    self.engine.game.turn == chess.WHITE)
+                                    san_text(self.engine.position(stack=False), result.pv), mate,
+                                    self.engine.white_to_move)
         lines = []
         for kind, level in levels:
             announcement = ics.mate_announcement(level, mate, self.announced_mate)

@@ -16,20 +16,20 @@ from ponderosa.protocol.xboard.tablebases import tablebase_option
 if TYPE_CHECKING:
     from ponderosa.protocol.xboard.session import XBoardSession
 
-PAWN_HASH_MB = 4   # `memory` is the whole budget: the pawn hash keeps its share
 XBOARD_NAMES = {"Move Overhead": "MoveOverhead"}   # UCI's name, typed by hand, is the XBoard option too
 
 
 def memory(session: XBoardSession, args: str) -> None:
     if args.isdigit() and int(args) > 0:
         _, _, low, high = OPTIONS["Hash"]
-        set_hash(session, min(max(low, int(args) - PAWN_HASH_MB), high))
+        pawn_hash = session.engine.options.pawn_hash_bytes // MEGABYTE   # `memory` is the whole budget
+        set_hash(session, min(max(low, int(args) - pawn_hash), high))
 
 
 def set_hash(session: XBoardSession, megabytes: int) -> None:
     """memory / option Hash: memory the machine will not give keeps the old table, told in a popup."""
     try:
-        session.engine.settings.set_hash_size(megabytes * MEGABYTE)
+        session.engine.options.set_hash_size(megabytes * MEGABYTE)
     except ResourceError as error:
         session.out.line(f"telluser {error}")
     session.apply_pending_settings()
@@ -47,7 +47,7 @@ def option(session: XBoardSession, args: str) -> None:
     if tablebase_option(session, name, value):
         return
     if name == "EvalFile":
-        report_evaluation(session, session.engine.settings.set_eval_file(value))
+        report_evaluation(session, session.engine.options.set_eval_file(value))
         return
     try:
         number = int(value) if value else 0
@@ -97,7 +97,7 @@ def report_evaluation(session: XBoardSession, messages: list[str] | None) -> Non
 def request_threads(session: XBoardSession, count: int) -> None:
     """cores N / option Threads=N: at most MAX_THREADS, at least one."""
     try:
-        changed = session.engine.settings.set_threads(min(max(1, count), MAX_THREADS))
+        changed = session.engine.options.set_threads(min(max(1, count), MAX_THREADS))
     except ResourceError as error:
         session.out.line(f"telluser {error}")
         changed = True

@@ -104,7 +104,7 @@ class XBoardSession:
     def quit(self, args: str = "") -> None:
         self.running = False
         self.active = None
-        self.engine.searcher.stop()
+        self.engine.stop()
 
     # -- searches ---------------------------------------------------------------
 
@@ -113,7 +113,7 @@ class XBoardSession:
         started = time.monotonic()
         # The positions the PV is printed from, fixed now: the search thread must not read the
         # game while the protocol thread plays moves on it (a ponder hit does).
-        before_ponder = self.engine.game.copy(stack=False)
+        before_ponder = self.engine.position(stack=False)
         searched = before_ponder.copy(stack=False)
         if ponder_move is not None:
             searched.push_uci(ponder_move)
@@ -156,7 +156,7 @@ class XBoardSession:
     def apply_pending_settings(self) -> None:
         """What waited for the search's end is applied now that none runs (the engine's rule);
         the threads and the tables are reported, with problems the search found in the tables."""
-        applied = self.engine.settings.apply_pending_settings()
+        applied = self.engine.options.apply_pending()
         for message in applied.resource_messages:   # memory or threads the machine would not give
             self.out.line(f"telluser {message}")
         if applied.threads:
@@ -187,7 +187,8 @@ class XBoardSession:
             return
         if probe.search_only:
             limits, excluded = self.engine.book_search(probe, self.thinking_limits())
-            self.send_debug(f"book moves {{{probe.search_only_text(self.engine.game)}}}: searching them")
+            moves = probe.search_only_text(self.engine.position(stack=False))
+            self.send_debug(f"book moves {{{moves}}}: searching them")
             self._start("think", limits, excluded=excluded | self.excluded)
             return
         self._start("think", self.thinking_limits())
@@ -197,7 +198,7 @@ class XBoardSession:
         assert probe.decision is not None and probe.move is not None
         chance = probe.chance
         san = self.engine.san(probe.move)
-        moves = book_moves_text(probe.decision, self.engine.game)
+        moves = book_moves_text(probe.decision, self.engine.position(stack=False))
         self.send_debug(f"book move {san} ({chance * 100:.0f}%) from {{{moves}}}")
         if self.post:
             self.out.line(f"0 0 0 0 {san} {{book {chance * 100:.0f}%}}")
@@ -324,7 +325,7 @@ class XBoardSession:
         on_server = self.ics.accepts_draw(score)
         if on_server is not None:
             return on_server
-        return self.engine.game.is_insufficient_material() or score <= self.engine.draw_score - 25
+        return self.engine.position(stack=False).is_insufficient_material() or score <= self.engine.draw_score - 25
 
     def _show_thinking(self, report: Thinking, board: chess.Board, prefix: list[str]) -> None:
         """One thinking line (with post on); the PV (prefix, then the search's) in SAN from board."""
@@ -358,7 +359,7 @@ class XBoardSession:
         self.excluded.clear()
         if self.analyzing:
             self.start_analysis()
-        elif self.engine_side is not None and self.engine_side == self.engine.game.turn:
+        elif self.engine_side is not None and self.engine_side == self.engine.white_to_move:
             self.start_thinking()
 
     def _ponder_hit(self, uci: str) -> None:

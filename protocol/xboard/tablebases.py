@@ -39,7 +39,7 @@ def tablebase_option(session: XBoardSession, name: str, value: str) -> bool:
 
 def _set_path(session: XBoardSession, path: str) -> None:
     report_problems(session)
-    report_tables(session, session.engine.settings.set_tablebase_path(path))
+    report_tables(session, session.engine.options.set_tablebase_path(path))
 
 
 def report_tables(session: XBoardSession, messages: list[str] | None) -> None:
