@@ -667,3 +667,18 @@ def test_a_torn_last_learning_record_is_skipped_and_a_broken_one_named(workdir: 
     broken.write_text("".join(lines))
     with pytest.raises(LearnFileError, match=r"broken\.lrn:\d+"):
         fresh.import_learning(str(broken))
+
+
+def test_learn_0_learns_and_writes_nothing(workdir: Path) -> None:
+    """Learn=0 (`learn 0`; OpenBench's and the SPRTs' setting): a game played to its end leaves no
+    book.lrn or position.lrn and no own results of its book moves in the store."""
+    engine = paper_engine(workdir)
+    engine.learner.mask = 0
+    moves = play_learning_game(engine, paper_opponent())
+    engine.finish_game("0-1")
+    assert not (workdir / BOOK_LRN).exists() and not (workdir / POSITION_LRN).exists()
+    assert all(engine.learned.learned_moves(board_after(moves[:ply]).key) == {} for ply in range(len(moves)))
+    engine.learner.mask = 7   # the same game learned with learning on does leave them
+    play_learning_game(engine, paper_opponent())
+    engine.finish_game("0-1")
+    assert (workdir / BOOK_LRN).is_file()

@@ -166,7 +166,7 @@ class Learner:
 
     def _learn_result(self) -> None:
         self._result_learned = True
-        if self.record is None:
+        if self.record is None or not self.mask:   # learn 0 (Learn=0): nothing is learned or written
             return
         self._stamp()
         learning = self.result_learning(self.record, self.mask)
