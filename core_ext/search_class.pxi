@@ -209,17 +209,6 @@ cdef class Search:
         middle of an iteration it is a lower bound for the move put first in that iteration."""
         return self.s.root_moves[self.s.root_first].score
 
-    def best_move_share(self) -> float:
-        """The share of the last iteration's root nodes spent below its best move (the time
-        manager's measure of doubt: little left for the others, little doubt); 1.0 before any."""
-        cdef uint64_t total = 0
-        cdef int i
-        for i in range(self.s.root_first, self.s.root_count):
-            total += self.s.root_moves[i].nodes
-        if total == 0:
-            return 1.0
-        return <double>self.s.root_moves[self.s.root_first].nodes / <double>total
-
     def line_move(self) -> str:
         """The best move of the line searched last (root_moves[root_first])."""
         return move_to_uci(&self.s.pos, self.s.root_moves[self.s.root_first].move)

@@ -11,7 +11,6 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD, Search
 from ponderosa.core_ext.tt import TranspositionTable
-from ponderosa.engine.time_manager import MoveTimer
 
 if TYPE_CHECKING:
     from ponderosa.engine.tablebases import Tablebases
@@ -97,7 +96,6 @@ class Searcher:
         self.tt = tt
         self._start_ns = 0
         self._soft_deadline_ns = 0     # 0: no soft limit
-        self._timer = MoveTimer(0, 0, 0)   # the running search's time plan (engine/time_manager.py)
         self._open_ended = False       # analysis or pondering: no early exits
         self.before_search: Callable[[], None] | None = None   # run once the table is ready
         self.helpers: HelperPool | None = None   # helper threads; this thread decides the move
@@ -148,10 +146,15 @@ class Searcher:
         self._soft_deadline_ns = self._start_ns + int(soft_seconds * 1e9)
         hard = self._start_ns + int(hard_seconds * 1e9)
         self._open_ended = False
-        self._timer.set_limits(self._soft_deadline_ns, hard)
         self.core.set_deadline(hard)
         if now >= self._soft_deadline_ns or now >= hard:
             self.core.stop()
+
+    def _next_iteration_would_overrun(self) -> bool:
+        """An iteration takes about twice the one before it: past 60% of the soft limit the
+        next one would most likely end far beyond it (or be cut off by the hard limit)."""
+        now = time.monotonic_ns()
+        return now - self._start_ns >= 0.6 * (self._soft_deadline_ns - self._start_ns)
 
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
@@ -183,7 +186,6 @@ class Searcher:
         deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
         self._soft_deadline_ns = start + int(limits.soft_seconds * 1e9) if limits.soft_seconds is not None else 0
         self._open_ended = limits.open_ended
-        self._timer = MoveTimer(start, self._soft_deadline_ns, deadline)
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         self.core.set_limits(node_limit=limits.nodes or 0, deadline_ns=deadline,
                              depth_limit=max_depth if limits.depth else 0)
@@ -297,9 +299,7 @@ class Searcher:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
                 break  # a forced move needs no thought when playing on a clock
-            share = self.core.best_move_share() if line_count == 1 else None
-            if self._timer.iteration_done(depth, result.best_move, score, share, time.monotonic_ns()) \
-                    and not fixed_time:
+            if self._soft_deadline_ns and not fixed_time and self._next_iteration_would_overrun():
                 break
             mate = mate_distance(score)
             if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \
