@@ -92,6 +92,34 @@ class EngineOptions:
         """Apply what waited for the search's end (unless one runs); what was applied since last asked."""
         return self._settings.apply_pending_settings()
 
+    def evaluation_in_use(self) -> str:
+        """`evaluation: network NAME (...)` or `evaluation: hand-written (classic)`."""
+        return self._settings.evaluation.describe()
+
+    @property
+    def tablebase_path(self) -> str:
+        return self._tablebases.path
+
+    @property
+    def tablebase_cache_bytes(self) -> int:
+        return self._tablebases.cache_bytes
+
+    def tablebase_summary(self) -> str:
+        """The tables in use in a line: how many, the most pieces, the folders."""
+        return self._tablebases.summary()
+
+    def tablebase_problems(self) -> list[str]:
+        """Tables found broken since last asked (no longer used), one message each."""
+        return self._tablebases.new_problems()
+
+    @property
+    def swindle(self) -> bool:
+        return self._tablebases.swindle
+
+    @swindle.setter
+    def swindle(self, on: bool) -> None:
+        self._tablebases.swindle = on
+
     @property
     def probe_depth(self) -> int:
         return self._tablebases.probe_depth
@@ -136,6 +164,29 @@ class EngineOptions:
 
     def describe_books(self) -> list[str]:
         return self._book.describe()
+
+    @property
+    def learned_location(self) -> str:
+        """Where learned data is kept: a SQLite file or a PostgreSQL database."""
+        return self._books.learned.location
+
+    @property
+    def smp_min_depth(self) -> int:
+        """smpmin: the shallowest iteration depth helper threads search."""
+        return self._settings.helpers.min_depth
+
+    @smp_min_depth.setter
+    def smp_min_depth(self, depth: int) -> None:
+        self._settings.helpers.min_depth = depth
+
+    @property
+    def smp_max_helpers(self) -> int:
+        """smpmax: the most helper threads one search uses."""
+        return self._settings.helpers.max_helpers
+
+    @smp_max_helpers.setter
+    def smp_max_helpers(self, helpers: int) -> None:
+        self._settings.helpers.max_helpers = helpers
 
     @property
     def learn_mask(self) -> int:

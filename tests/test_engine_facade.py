@@ -17,7 +17,8 @@ from ponderosa.protocol.uci import UciSession
 
 REPO = Path(__file__).resolve().parents[1]
 # The engine's parts a front end must not reach into (engine.book.settings.width = ..., engine.tt.clear()).
-REACH_THROUGH = re.compile(r"(?<!ponderosa\.)\bengine\.(book|game|searcher|tt|settings)\b")
+REACH_THROUGH = re.compile(r"(?<!ponderosa\.)\bengine\.(book|game|searcher|tt|settings|tablebases|evaluation|evaluator"
+                           r"|helpers|worker|learned|control|state|books)\b")
 CORE_IMPORT = re.compile(r"^\s*(from|import)\s+ponderosa\.core_ext\b", re.MULTILINE)
 
 

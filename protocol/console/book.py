@@ -202,7 +202,7 @@ def cmd_learn(console: Console, args: list[str]) -> None:
     engine = console.engine
     if not args:
         console.say(f"learn {engine.options.learn_mask} (1 book, 2 position, 4 result); "
-                    f"store {engine.learned.location}; aging {'on' if engine.options.book_aging else 'off'}; "
+                    f"store {engine.options.learned_location}; aging {'on' if engine.options.book_aging else 'off'}; "
                     f"threshold {engine.learn_threshold}")
         return
     if args[0].lower() == "store" and len(args) == 2:
@@ -210,7 +210,7 @@ def cmd_learn(console: Console, args: list[str]) -> None:
             engine.use_learned_store(args[1])
         except LearnedStoreError as error:
             raise CommandError(str(error)) from error
-        console.say(f"learned data: {engine.learned.location}")
+        console.say(f"learned data: {engine.options.learned_location}")
         return
     if args[0].lower() == "aging" and len(args) == 2:
         engine.options.book_aging = on_off(args[1:], "learn aging")

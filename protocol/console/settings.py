@@ -89,7 +89,7 @@ def cmd_eval(console: Console, args: list[str]) -> None:
             messages = engine.options.set_eval_file(args[0]) or []
             if messages:   # the file cannot be used: one line, which says what is kept
                 raise CommandError("; ".join(messages))
-    console.say(engine.evaluation.describe())
+    console.say(engine.options.evaluation_in_use())
 
 
 def cmd_skill(console: Console, args: list[str]) -> None:

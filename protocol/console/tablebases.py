@@ -14,7 +14,7 @@ def _use_tables(console: Console, path: str) -> None:
     console.engine.end_search()   # the silent ponder search ends: the tables change now, as the reply says
     for message in console.engine.options.set_tablebase_path(path) or []:
         console.say(f"Syzygy: {message}")
-    console.say(console.engine.tablebases.summary())
+    console.say(console.engine.options.tablebase_summary())
 
 
 def cmd_egtb(console: Console, args: list[str]) -> None:
@@ -22,7 +22,7 @@ def cmd_egtb(console: Console, args: list[str]) -> None:
     if args:
         _use_tables(console, " ".join(args))
         return
-    console.say(console.engine.tablebases.summary())
+    console.say(console.engine.options.tablebase_summary())
 
 
 def cmd_tbpath(console: Console, args: list[str]) -> None:
@@ -33,7 +33,7 @@ def cmd_tbpath(console: Console, args: list[str]) -> None:
 
 def cmd_cache(console: Console, args: list[str]) -> None:
     if not args:
-        console.say(f"tablebase cache = {console.engine.tablebases.cache_bytes // 1024}K bytes")
+        console.say(f"tablebase cache = {console.engine.options.tablebase_cache_bytes // 1024}K bytes")
         return
     if len(args) != 1:
         raise CommandError("usage: cache SIZE  (e.g. cache 32M; 0 turns the cache off)")
@@ -43,14 +43,14 @@ def cmd_cache(console: Console, args: list[str]) -> None:
 
 
 def cmd_swindle(console: Console, args: list[str]) -> None:
-    tables = console.engine.tablebases
-    tables.swindle = on_off(args, "swindle")
-    console.say(f"swindle mode {'on' if tables.swindle else 'off'}")
+    options = console.engine.options
+    options.swindle = on_off(args, "swindle")
+    console.say(f"swindle mode {'on' if options.swindle else 'off'}")
 
 
 def report_problems(console: Console) -> None:
     """Tables found broken during a search (they are no longer used)."""
-    for message in console.engine.tablebases.new_problems():
+    for message in console.engine.options.tablebase_problems():
         console.say(f"Syzygy: {message}")
 
 

@@ -21,9 +21,8 @@ def _count(console: Console, args: list[str], usage: str, low: int, high: int) -
 
 def say_threads(console: Console) -> None:
     engine = console.engine
-    helpers = engine.helpers
-    console.say(f"search threads: {engine.threads} ({engine.searching_threads} per search; "
-                f"helpers from depth {helpers.min_depth}, at most {helpers.max_helpers} helpers)")
+    console.say(f"search threads: {engine.threads} ({engine.searching_threads} per search; helpers from depth "
+                f"{engine.options.smp_min_depth}, at most {engine.options.smp_max_helpers} helpers)")
 
 
 def cmd_smpmt(console: Console, args: list[str]) -> None:
@@ -43,7 +42,7 @@ def cmd_smpmt(console: Console, args: list[str]) -> None:
 def cmd_smpmin(console: Console, args: list[str]) -> None:
     depth = _count(console, args, "smpmin N  (the shallowest iteration depth helpers search, 1..100)", 1, 100)
     if depth is not None:
-        console.engine.helpers.min_depth = depth
+        console.engine.options.smp_min_depth = depth
         say_threads(console)
 
 
@@ -51,7 +50,7 @@ def cmd_smpmax(console: Console, args: list[str]) -> None:
     helpers = _count(console, args, f"smpmax N  (the most helper threads one search uses, 0..{MAX_THREADS - 1})",
                      0, MAX_THREADS - 1)
     if helpers is not None:
-        console.engine.helpers.max_helpers = helpers
+        console.engine.options.smp_max_helpers = helpers
         say_threads(console)
 
 

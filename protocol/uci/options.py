@@ -76,7 +76,7 @@ UCI_OPTIONS: list[UciOption] = [
     UciOption("UCI_LimitStrength", "check", lambda engine: engine.strength.limit),
     UciOption("UCI_Elo", "spin", lambda engine: engine.strength.target, MIN_ELO, FULL_ELO),
     UciOption("EvalFile", "string", lambda engine: DEFAULT),
-    UciOption("SyzygyPath", "string", lambda engine: engine.tablebases.path or EMPTY),
+    UciOption("SyzygyPath", "string", lambda engine: engine.options.tablebase_path or EMPTY),
     UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.options.probe_depth, *PROBE_DEPTH_RANGE),
     *[_shared_spin(name) for name in SCALE_OPTIONS],
 ]
@@ -159,7 +159,7 @@ def evaluation_note(engine: Engine, messages: list[str] | None) -> str:
     """What an EvalFile change did: what could not be used, else what evaluates now ('' while it waits)."""
     if messages is None:
         return ""
-    return "; ".join(messages or [engine.evaluation.describe()])
+    return "; ".join(messages or [engine.options.evaluation_in_use()])
 
 
 def tablebase_note(messages: list[str] | None) -> str:

@@ -32,8 +32,8 @@ class EditBoard:
 def protover(session: XBoardSession, args: str) -> None:
     if EarlyAnswer.take():
         return   # the launcher sent these lines before the engine loaded
-    tablebases = session.engine.tablebases
-    for line in feature_lines(tablebases.path, tablebases.probe_depth):
+    options = session.engine.options
+    for line in feature_lines(options.tablebase_path, options.probe_depth):
         session.out.line(line)
 
 

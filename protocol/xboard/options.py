@@ -91,7 +91,7 @@ def report_evaluation(session: XBoardSession, messages: list[str] | None) -> Non
         return
     for message in messages:
         session.out.line(f"telluser EvalFile: {message}")
-    session.send_debug(session.engine.evaluation.describe())
+    session.send_debug(session.engine.options.evaluation_in_use())
 
 
 def request_threads(session: XBoardSession, count: int) -> None:

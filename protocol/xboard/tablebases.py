@@ -31,7 +31,7 @@ def tablebase_option(session: XBoardSession, name: str, value: str) -> bool:
         if not value.lstrip("-").isdigit():
             session.out.line(f"Error (bad option value): option {name}={value}")
         else:
-            session.engine.tablebases.set_probe_depth(min(max(low, int(value)), high))
+            session.engine.options.set_probe_depth(min(max(low, int(value)), high))
     else:
         return False
     return True
@@ -52,12 +52,12 @@ def report_tables(session: XBoardSession, messages: list[str] | None) -> None:
         popup = message not in session.tablebase_messages_told and not message.startswith(XBOARD_DEFAULT_PATH)
         session.tablebase_messages_told.add(message)
         session.out.line(f"{'telluser' if popup else '#'} Syzygy: {message}")
-    session.out.line(f"# {session.engine.tablebases.summary()}")
+    session.out.line(f"# {session.engine.options.tablebase_summary()}")
 
 
 def report_problems(session: XBoardSession) -> None:
     """Tables found broken during a search (they are no longer used)."""
-    for message in session.engine.tablebases.new_problems():
+    for message in session.engine.options.tablebase_problems():
         session.out.line(f"telluser Syzygy: {message}")
 
 
