@@ -11,9 +11,10 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.book.opening_book import BookProbe
+from ponderosa.engine.limits import DEFAULT_HASH_BYTES, DEFAULT_PAWN_HASH_BYTES
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
-from ponderosa.engine.settings import DEFAULT_HASH_BYTES, DEFAULT_PAWN_HASH_BYTES, SearchSettings
+from ponderosa.engine.settings import SearchSettings
 from ponderosa.engine.strength import LevelSearch, StrengthLevel
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.worker import HelperPool, SearchWorker
@@ -43,7 +44,6 @@ class SearchControl:
         self.searcher.tablebases = self.tablebases
         self.worker = SearchWorker(self.searcher)
         self.helpers = HelperPool(self.searcher, self.evaluator)   # threads beside the main search thread
-        self.helpers.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.searcher.helpers = self.helpers
         # Fault the hash table's pages in beside start-up rather than in the first search.
         self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)

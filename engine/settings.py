@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from ponderosa.core_ext.evaluate import Evaluator
-from ponderosa.engine.limits import DEFAULT_HASH_BYTES, DEFAULT_PAWN_HASH_BYTES, MAX_THREADS, MEGABYTE
+from ponderosa.engine.limits import DEFAULT_PAWN_HASH_BYTES, MAX_THREADS, MEGABYTE
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.search import Searcher
@@ -15,7 +15,6 @@ from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.worker import HelperPool
 
 T = TypeVar("T")
-__all__ = ["DEFAULT_HASH_BYTES", "DEFAULT_PAWN_HASH_BYTES", "ResourceError", "SearchSettings"]
 
 
 class ResourceError(ValueError):
