@@ -233,6 +233,13 @@ def test_openbench_pgns_give_the_same_positions_as_packed_games(tmp_path: Path) 
     mixed = nnue_data.extract([tmp_path / "self.pgm.xz", tmp_path / "games.pgn.xz"], skip_plies=0, max_score=3000)
     assert mixed["scores"].tolist() == [-120, *want_scores]
     assert mixed["games"].tolist() == [0, 2, 2, 2, 3, 3, 3]
+    # Read in two processes, the files give the same arrays in the same order.
+    parallel = nnue_data.extract([tmp_path / "self.pgm.xz", tmp_path / "games.pgn.xz", tmp_path / "self.pgm.xz"],
+                                 skip_plies=0, max_score=3000, jobs=2)
+    assert parallel["games"].tolist() == [0, 2, 2, 2, 3, 3, 3, 4]
+    for name in mixed:
+        assert np.array_equal(parallel[name][:len(mixed[name])], mixed[name]), name
+    assert nnue_data.extract([], skip_plies=0, max_score=3000)["features"].shape == (0, nnue_data.SLOTS)
 
 
 def test_openbench_pgn_command_line_and_broken_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,7 @@ of an OpenBench DATAGEN workload.
 
 Usage (after `pip install -e .`):
 
-    python tools/nnue_data.py OUT.npz data/nnue/*.pgm.xz [--skip-plies 8] [--max-score 3000]
+    python tools/nnue_data.py OUT.npz data/nnue/*.pgm.xz [--skip-plies 8] [--max-score 3000] [--jobs 2]
     python tools/nnue_data.py OUT.npz 123.pgn.tar games.pgn.xz ...
 
 A file whose name holds `.pgn` is read as PGN: plain, .gz, .xz or .bz2, or a .tar of such files
@@ -37,7 +37,9 @@ import lzma
 import re
 import sys
 import tarfile
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import IO, NamedTuple
 
@@ -160,33 +162,52 @@ def read_scored_games(path: Path) -> Iterator[ScoredGame]:
         yield ScoredGame(chess.Board(game.start_fen), game.result, game.moves, list(game.scores))
 
 
-def extract(paths: list[Path], skip_plies: int, max_score: int) -> dict[str, np.ndarray]:
+def extract_file(path: Path, skip_plies: int, max_score: int) -> tuple[dict[str, np.ndarray], int]:
+    """One file's kept positions (game numbers from 0 within the file) and how many games it holds."""
     rows: list[list[int]] = []
     flippable: list[bool] = []
     scores: list[int] = []
     results: list[float] = []
     game_ids: list[int] = []
     game_number = 0
-    for path in paths:
-        for game in read_scored_games(Path(path)):
-            white_result = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}[game.result]
-            board = game.start
-            for ply, (move, score) in enumerate(zip(game.moves, game.scores)):
-                if (ply >= skip_plies and score is not None and abs(score) <= max_score and not board.is_check()
-                        and not board.is_capture(move) and move.promotion is None):
-                    active = stm_features(board)
-                    rows.append(active + [PAD] * (SLOTS - len(active)))
-                    scores.append(score)
-                    results.append(white_result if board.turn == chess.WHITE else 1.0 - white_result)
-                    game_ids.append(game_number)
-                    flippable.append(not board.castling_rights)
-                board.push(move)
-            game_number += 1
+    for game in read_scored_games(Path(path)):
+        white_result = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}[game.result]
+        board = game.start
+        for ply, (move, score) in enumerate(zip(game.moves, game.scores)):
+            if (ply >= skip_plies and score is not None and abs(score) <= max_score and not board.is_check()
+                    and not board.is_capture(move) and move.promotion is None):
+                active = stm_features(board)
+                rows.append(active + [PAD] * (SLOTS - len(active)))
+                scores.append(score)
+                results.append(white_result if board.turn == chess.WHITE else 1.0 - white_result)
+                game_ids.append(game_number)
+                flippable.append(not board.castling_rights)
+            board.push(move)
+        game_number += 1
     return {"features": np.array(rows, dtype=np.int16).reshape(-1, SLOTS),
             "scores": np.array(scores, dtype=np.int16),
             "results": np.array(results, dtype=np.float32),
             "games": np.array(game_ids, dtype=np.int32),
-            "flippable": np.array(flippable, dtype=bool)}
+            "flippable": np.array(flippable, dtype=bool)}, game_number
+
+
+def extract(paths: list[Path], skip_plies: int, max_score: int, jobs: int = 1) -> dict[str, np.ndarray]:
+    """The kept positions of all files, in the files' order, game numbers going on across files.
+    With jobs > 1 the files are read in that many processes; the result is the same."""
+    if jobs > 1 and len(paths) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            parts = list(pool.map(extract_file, paths, repeat(skip_plies), repeat(max_score)))
+    else:
+        parts = [extract_file(path, skip_plies, max_score) for path in paths]
+    offset = 0
+    for data, game_count in parts:
+        data["games"] += offset
+        offset += game_count
+    if not parts:   # no files: empty arrays of the right shapes
+        return {"features": np.zeros((0, SLOTS), dtype=np.int16), "scores": np.zeros(0, dtype=np.int16),
+                "results": np.zeros(0, dtype=np.float32), "games": np.zeros(0, dtype=np.int32),
+                "flippable": np.zeros(0, dtype=bool)}
+    return {name: np.concatenate([data[name] for data, _ in parts]) for name in parts[0][0]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,9 +218,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="packed games files (tools/datagen.py --packed), or PGNs with scored moves (OpenBench)")
     parser.add_argument("--skip-plies", type=int, default=8)
     parser.add_argument("--max-score", type=int, default=3000)
+    parser.add_argument("--jobs", type=int, default=1, help="read the files in this many processes (default 1)")
     args = parser.parse_args(argv)
     try:
-        data = extract(args.games, args.skip_plies, args.max_score)
+        data = extract(args.games, args.skip_plies, args.max_score, max(args.jobs, 1))
     except (PackedGamesError, GamesFileError) as error:
         print(error, file=sys.stderr)
         return 1
