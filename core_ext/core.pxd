@@ -397,7 +397,8 @@ cdef struct EvalCacheEntry:
 # ---------------------------------------------------------------- the neural evaluation (nnue_*.pxi)
 # 768 piece-square inputs per perspective -> NNUE_HIDDEN accumulator neurons (int16, updated
 # incrementally) -> both perspectives, side to move first, through a squared clipped ReLU -> one
-# output. The integers follow the float network: accumulator x NNUE_QA, output weights x NNUE_QB.
+# output of the position's bucket (by its number of pieces; a network has 1 to NNUE_MAX_BUCKETS).
+# The integers follow the float network: accumulator x NNUE_QA, output weights x NNUE_QB.
 
 cdef enum:
     NNUE_INPUTS = 768        # colour relative to the perspective (2) x piece type (6) x square (64)
@@ -407,12 +408,14 @@ cdef enum:
     NNUE_SCALE = 400         # the float output times this is centipawns
     NNUE_NARROW_WEIGHT = 128 # output weights this small let the output layer multiply in int16 (QA x 128 < 2^15)
     NNUE_MAX_WALK = 16       # moves replayed onto an older accumulator before a full refresh instead
+    NNUE_MAX_BUCKETS = 8     # output buckets at most (ponderosa.engine.nnue.network_file.MAX_BUCKETS)
 
 cdef struct NNUENetwork:
     int16_t ft_weights[NNUE_INPUTS * NNUE_HIDDEN]   # by feature, then neuron: one feature's column is contiguous
     int16_t ft_bias[NNUE_HIDDEN]
-    int16_t out_weights[2 * NNUE_HIDDEN]           # side to move's half first
-    int32_t out_bias
+    int16_t out_weights[NNUE_MAX_BUCKETS * 2 * NNUE_HIDDEN]   # by bucket, each side to move's half first
+    int32_t out_bias[NNUE_MAX_BUCKETS]
+    int buckets                                    # output buckets in use (1..NNUE_MAX_BUCKETS)
     uint64_t serial                                # tells this network's accumulators from another's
     bint narrow_output                             # every output weight within +-NNUE_NARROW_WEIGHT
 

@@ -7,7 +7,8 @@ SCALE_NAMES: tuple[str, ...]
 SCALE_LIMITS: dict[str, tuple[int, int]]
 
 class Network:
-    def __init__(self, ft_weights: object, ft_bias: object, out_weights: object, out_bias: int) -> None: ...
+    def __init__(self, ft_weights: object, ft_bias: object, out_weights: object,
+                 out_biases: tuple[int, ...] | list[int]) -> None: ...
     @property
     def serial(self) -> int: ...
 

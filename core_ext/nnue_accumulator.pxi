@@ -144,15 +144,24 @@ cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack, N
         stack[j].key = pos.states[j].key ^ net.serial
 
 
-cdef inline int32_t nnue_output(NNUENetwork* net, const int16_t* us, const int16_t* them) noexcept nogil:
-    """The output layer on the two halves: sum of clamp(v, 0, QA)^2 * w, then the scales."""
+cdef inline int32_t nnue_output(NNUENetwork* net, const int16_t* us, const int16_t* them, int pieces) noexcept nogil:
+    """The output layer of the bucket for this many pieces (kings included) on the two halves:
+    sum of clamp(v, 0, QA)^2 * w, then the scales."""
     cdef int32_t total
+    # network_file.output_bucket: (pieces - 1) * buckets // 32, at most buckets - 1
+    cdef int bucket = (pieces - 1) * net.buckets // 32
+    cdef const int16_t* weights
+    if bucket >= net.buckets:
+        bucket = net.buckets - 1
+    elif bucket < 0:
+        bucket = 0
+    weights = &net.out_weights[bucket * 2 * NNUE_HIDDEN]
     if net.narrow_output:
-        total = nnue_kernel_output_narrow(us, them, net.out_weights, NNUE_QA)
+        total = nnue_kernel_output_narrow(us, them, weights, NNUE_QA)
     else:
-        total = nnue_kernel_output(us, them, net.out_weights, NNUE_QA)
+        total = nnue_kernel_output(us, them, weights, NNUE_QA)
     # C division truncates toward zero; the Python reference does the same.
-    return <int32_t>((<int64_t>(total // NNUE_QA) + net.out_bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB))
+    return <int32_t>((<int64_t>(total // NNUE_QA) + net.out_bias[bucket]) * NNUE_SCALE // (NNUE_QA * NNUE_QB))
 
 
 cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack,
@@ -163,7 +172,7 @@ cdef int nnue_evaluate(NNUENetwork* net, Position* pos, NNUEAccumulator* stack,
     cdef int32_t score
     nnue_update(net, pos, stack, cache)
     acc = &stack[pos.ply]
-    score = nnue_output(net, acc.values[pos.side], acc.values[pos.side ^ 1])
+    score = nnue_output(net, acc.values[pos.side], acc.values[pos.side ^ 1], popcount(occupied(pos)))
     if score > EVAL_LIMIT:
         return EVAL_LIMIT
     if score < -EVAL_LIMIT:

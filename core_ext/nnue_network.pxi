@@ -11,7 +11,7 @@ cdef uint64_t NNUE_SERIAL = 0   # the last network's serial (only ever counted u
 def nnue_shape() -> dict:
     """The network shape and integer scales this core was compiled for."""
     return {"inputs": NNUE_INPUTS, "hidden": NNUE_HIDDEN, "qa": NNUE_QA, "qb": NNUE_QB,
-            "scale": NNUE_SCALE}
+            "scale": NNUE_SCALE, "max_buckets": NNUE_MAX_BUCKETS}
 
 
 cdef class Network:
@@ -20,21 +20,27 @@ cdef class Network:
     object, which every evaluator given it holds."""
 
     def __cinit__(self, const int16_t[::1] ft_weights not None, const int16_t[::1] ft_bias not None,
-                  const int16_t[::1] out_weights not None, int out_bias):
+                  const int16_t[::1] out_weights not None, out_biases):
+        """out_weights: 2 x NNUE_HIDDEN per output bucket, bucket by bucket; out_biases: one
+        integer per bucket (1 to NNUE_MAX_BUCKETS of them)."""
         global NNUE_SERIAL
         cdef int i
+        cdef int buckets = len(out_biases)
         if (ft_weights.shape[0] != NNUE_INPUTS * NNUE_HIDDEN or ft_bias.shape[0] != NNUE_HIDDEN
-                or out_weights.shape[0] != 2 * NNUE_HIDDEN):
-            raise ValueError(f"network shape differs from the core's {NNUE_INPUTS}x{NNUE_HIDDEN}x1")
-        self.net = <NNUENetwork*>malloc(sizeof(NNUENetwork))
+                or not 1 <= buckets <= NNUE_MAX_BUCKETS or out_weights.shape[0] != buckets * 2 * NNUE_HIDDEN):
+            raise ValueError(f"network shape differs from the core's {NNUE_INPUTS}x{NNUE_HIDDEN}x(1 to "
+                             f"{NNUE_MAX_BUCKETS} output buckets)")
+        self.net = <NNUENetwork*>calloc(1, sizeof(NNUENetwork))
         if self.net == NULL:
             raise MemoryError("no memory for the network")
         memcpy(self.net.ft_weights, &ft_weights[0], sizeof(self.net.ft_weights))
         memcpy(self.net.ft_bias, &ft_bias[0], sizeof(self.net.ft_bias))
-        memcpy(self.net.out_weights, &out_weights[0], sizeof(self.net.out_weights))
-        self.net.out_bias = out_bias
+        memcpy(self.net.out_weights, &out_weights[0], buckets * 2 * NNUE_HIDDEN * sizeof(int16_t))
+        for i in range(buckets):
+            self.net.out_bias[i] = out_biases[i]
+        self.net.buckets = buckets
         self.net.narrow_output = True
-        for i in range(2 * NNUE_HIDDEN):
+        for i in range(buckets * 2 * NNUE_HIDDEN):
             if out_weights[i] > NNUE_NARROW_WEIGHT or out_weights[i] < -NNUE_NARROW_WEIGHT:
                 self.net.narrow_output = False
         # Odd steps: every network of the process a different serial, never 0 (an empty refresh

@@ -194,8 +194,74 @@ def test_network_file_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "net.nnue"
     write_network(path, net)
     again = nnue.read_network(path)
-    assert again.description == "round trip" and again.out_bias == net.out_bias
+    assert again.description == "round trip" and again.out_biases == net.out_biases and again.buckets == 1
     assert np.array_equal(again.ft_weights, net.ft_weights) and np.array_equal(again.out_weights, net.out_weights)
+    bucketed = reference.quantise(reference.random_network(256, seed=1, buckets=8), "eight buckets")
+    write_network(path, bucketed)
+    again = nnue.read_network(path)
+    assert again.buckets == 8 and again.out_biases == bucketed.out_biases
+    assert np.array_equal(again.out_weights, bucketed.out_weights) and len(again.out_weights) == 8 * 2 * 256
+
+
+def version_1_bytes(net) -> bytes:
+    """A network in the first file format: no bucket count, one output (files made before buckets)."""
+    import zlib
+    description = net.description.encode()
+    body = b"".join([struct.pack("<8s7I", b"PONDNNUE", 1, 768, net.hidden, net.qa, net.qb, net.scale, len(description)),
+                     description, bytes(net.ft_weights), bytes(net.ft_bias), bytes(net.out_weights),
+                     struct.pack("<i", net.out_biases[0])])
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def test_a_file_of_the_first_format_is_still_read(tmp_path: Path) -> None:
+    net = reference.quantise(reference.random_network(256, seed=4), "version 1")
+    path = tmp_path / "old.nnue"
+    path.write_bytes(version_1_bytes(net))
+    again = nnue.read_network(path)
+    assert again.buckets == 1 and again.description == "version 1" and again.out_biases == net.out_biases
+    evaluator = Evaluator()
+    nnue.load(evaluator, path)
+    for board, core in random_positions(50, seed=5):
+        assert evaluator.network_evaluate(core) == reference.quantised_evaluate(net, board), board.fen()
+    path.write_bytes(version_1_bytes(net)[:-6])
+    with pytest.raises(NetworkFileError, match="truncated"):
+        nnue.read_network(path)
+
+
+def test_output_buckets_follow_the_number_of_pieces() -> None:
+    """A network of eight output buckets: the core picks each position's bucket by its number of
+    pieces as the reference does (network_file.output_bucket), over positions from 32 pieces down
+    to bare kings, and the buckets differ (each position scored by a bucket of its own)."""
+    from ponderosa.engine.nnue.network_file import output_bucket
+    assert [output_bucket(pieces, 8) for pieces in (2, 4, 5, 8, 9, 28, 29, 32)] == [0, 0, 1, 1, 2, 6, 7, 7]
+    assert {output_bucket(pieces, 1) for pieces in range(2, 33)} == {0}
+    net = reference.quantise(reference.random_network(256, seed=7, buckets=8))
+    single = replace(net, out_weights=net.out_weights[:2 * 256], out_biases=net.out_biases[:1])
+    evaluator, one_bucket = Evaluator(), Evaluator()
+    nnue.install(evaluator, net)
+    nnue.install(one_bucket, single)
+    seen, differ = set(), 0
+    fens = ["8/8/4k3/8/8/3K4/8/8 w - - 0 1", "8/8/4k3/8/8/3K4/4P3/8 w - - 0 1", "4k3/8/8/2n5/8/2B5/4P3/4K3 w - - 0 1"]
+    boards = [(chess.Board(fen), Board(fen)) for fen in fens] + list(random_positions(600, seed=8))
+    for board, core in boards:
+        pieces = len(board.piece_map())
+        seen.add(output_bucket(pieces, 8))
+        score = evaluator.network_evaluate(core)
+        assert score == reference.quantised_evaluate(net, board), board.fen()
+        differ += score != one_bucket.network_evaluate(core) and output_bucket(pieces, 8) != 0
+    assert len(seen) >= 6 and differ > 100
+
+
+def test_a_network_of_too_many_buckets_is_refused(tmp_path: Path) -> None:
+    net = reference.quantise(reference.random_network(256, seed=1, buckets=8))
+    with pytest.raises(ValueError, match="shape"):
+        Network(net.ft_weights, net.ft_bias, net.out_weights + net.out_weights[:512], net.out_biases + (0,))
+    data = bytearray(network_bytes(net))
+    data[36:40] = struct.pack("<I", 9)   # the bucket count, after the 8-byte magic and seven u32
+    path = tmp_path / "nine.nnue"
+    path.write_bytes(bytes(data))
+    with pytest.raises(NetworkFileError, match="output buckets"):
+        nnue.read_network(path)
 
 
 @pytest.mark.parametrize("damage", ["missing", "empty", "truncated", "magic", "checksum", "shape", "version"])
@@ -339,6 +405,8 @@ def test_another_network_in_one_evaluator_recomputes_its_accumulators() -> None:
 def test_a_network_of_another_shape_is_refused_by_the_core() -> None:
     net = reference.quantise(reference.random_network(256, seed=1))
     with pytest.raises(ValueError, match="shape"):
-        Network(net.ft_weights[:-1], net.ft_bias, net.out_weights, net.out_bias)
+        Network(net.ft_weights[:-1], net.ft_bias, net.out_weights, net.out_biases)
+    with pytest.raises(ValueError, match="shape"):
+        Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_biases * 2)   # two biases, one bucket's weights
     with pytest.raises(TypeError):
         Evaluator().network = net   # the file's network, not the core's copy

@@ -10,6 +10,7 @@ import chess
 import numpy as np
 import pytest
 
+from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
@@ -101,36 +102,53 @@ def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
     float_net = reference.load_float_network(float_path)
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     assert abs(reference.quantised_evaluate(net, board) - reference.float_evaluate(float_net, board)) < 20
+    # With output buckets: a network of four, which the core takes and computes as the reference does.
+    assert trainer.main([str(net_path), str(games), "--epochs", "1", "--batch", "64", "--buckets", "4",
+                         "--float-out", str(float_path)]) == 0
+    evaluator = Evaluator()
+    net = nnue.load(evaluator, net_path)
+    assert net.buckets == 4 and "4 output buckets" in net.description
+    assert reference.load_float_network(float_path).out_weights.shape == (4, 2 * net.hidden)
+    for fen in ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+                "8/5k2/8/3p4/8/2N5/5K2/8 w - - 0 1"):
+        assert evaluator.network_evaluate(Board(fen)) == reference.quantised_evaluate(net, chess.Board(fen))
 
 
 @pytest.mark.train
-def test_the_two_backends_compute_the_same_gradients() -> None:
-    """numpy's hand-written gradients against PyTorch's autograd, on the same weights and batch."""
+@pytest.mark.parametrize("buckets", [1, 4])
+def test_the_two_backends_compute_the_same_gradients(buckets: int) -> None:
+    """numpy's hand-written gradients against PyTorch's autograd, on the same weights and batch
+    (with output buckets: rows of 2 to 32 pieces, so every bucket gets some)."""
     pytest.importorskip("scipy", reason="pip install -e .[train]")
     torch = pytest.importorskip("torch", reason="the PyTorch backend: pip install -e .[torch]")
     import nnue_backends
-    numpy_backend = nnue_backends.NumpyBackend(64, 1e-3, 0.0, seed=2)
-    torch_backend = nnue_backends.TorchBackend(64, 1e-3, 0.0, seed=2)
+    numpy_backend = nnue_backends.NumpyBackend(64, 1e-3, 0.0, seed=2, buckets=buckets)
+    torch_backend = nnue_backends.TorchBackend(64, 1e-3, 0.0, seed=2, buckets=buckets)
     p = numpy_backend.params
+    p["b2"] += np.linspace(-0.1, 0.1, buckets).astype(np.float32)
     model = torch_backend.model
     with torch.no_grad():
         model.ft.weight[:768] = torch.from_numpy(p["w1"])
         model.ft_bias[:] = torch.from_numpy(p["b1"])
-        model.out.weight[0] = torch.from_numpy(p["w2"])
-        model.out.bias[0] = float(p["b2"][0])
+        model.out.weight[:] = torch.from_numpy(p["w2"])
+        model.out.bias[:] = torch.from_numpy(p["b2"])
     rng = np.random.default_rng(4)
-    us = np.array([np.concatenate([rng.choice(768, 20, replace=False), np.full(12, nnue_data.PAD)])
-                   for _ in range(128)], dtype=np.int64)
+    counts = rng.integers(2, 33, size=128)
+    us = np.array([np.concatenate([rng.choice(768, count, replace=False), np.full(32 - count, nnue_data.PAD)])
+                   for count in counts], dtype=np.int64)
     them = nnue_data.mirror_features(us)
     want = rng.random(128).astype(np.float32)
+    bucket = nnue_backends.output_buckets(us, buckets)
+    assert len(set(bucket.tolist())) == buckets
     loss, grads = numpy_backend.gradients(us, them, want)
     us_t, them_t, want_t = torch.from_numpy(us), torch.from_numpy(them), torch.from_numpy(want)
-    torch_loss = ((torch.sigmoid(model(us_t, them_t)) - want_t) ** 2).mean()
+    torch_loss = ((torch.sigmoid(model(us_t, them_t, torch.from_numpy(bucket.astype(np.int64)))) - want_t) ** 2).mean()
     torch_loss.backward()
     assert abs(loss - torch_loss.item()) < 1e-6
     assert np.allclose(grads["w1"], model.ft.weight.grad[:768].numpy(), atol=1e-8)
     assert np.allclose(grads["b1"], model.ft_bias.grad.numpy(), atol=1e-8)
-    assert np.allclose(grads["w2"], model.out.weight.grad[0].numpy(), atol=1e-8)
+    assert np.allclose(grads["w2"], model.out.weight.grad.numpy(), atol=1e-8)
+    assert np.allclose(grads["b2"], model.out.bias.grad.numpy(), atol=1e-8)
 
 
 def test_datagen_plays_with_a_network_and_refuses_a_broken_one(tmp_path: Path) -> None:

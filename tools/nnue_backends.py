@@ -4,12 +4,15 @@ network, loss and AdamW steps; tools/nnue_trainer_speed.py times them, tests/tes
 checks that their gradients agree.
 
 A backend takes batches as numpy arrays: the side to move's input indices and the other side's
-(PAD = 768 fills empty slots), and the target (a probability)."""
+(PAD = 768 fills empty slots), and the target (a probability). With output buckets, each
+position's bucket follows from its number of pieces, which is its number of input indices
+(network_file.output_bucket)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ponderosa.engine.nnue import reference
+from ponderosa.engine.nnue.network_file import PIECES_MAX
 
 INPUTS = 768
 PAD = 768
@@ -17,17 +20,23 @@ BETAS = (0.9, 0.999)
 EPSILON = 1e-8
 
 
+def output_buckets(indices: np.ndarray, buckets: int) -> np.ndarray:
+    """Each row's output bucket (network_file.output_bucket of its number of pieces)."""
+    pieces = (indices != PAD).sum(axis=1)
+    return np.clip((pieces - 1) * buckets // PIECES_MAX, 0, buckets - 1)
+
+
 class NumpyBackend:
     """The network with hand-written gradients: inputs as sparse matrices (scipy), AdamW by hand."""
 
-    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int) -> None:
+    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1) -> None:
         rng = np.random.default_rng(seed)
-        self.hidden = hidden
+        self.hidden, self.buckets = hidden, buckets
         self.lr, self.weight_decay = lr, weight_decay
         self.params = {"w1": rng.normal(0, 0.05, (INPUTS, hidden)).astype(np.float32),
                        "b1": np.full(hidden, 0.1, np.float32),
-                       "w2": rng.normal(0, 0.05, 2 * hidden).astype(np.float32),
-                       "b2": np.zeros(1, np.float32)}
+                       "w2": rng.normal(0, 0.05, (buckets, 2 * hidden)).astype(np.float32),
+                       "b2": np.zeros(buckets, np.float32)}
         self.moments = {name: (np.zeros_like(value), np.zeros_like(value)) for name, value in self.params.items()}
         self.steps = 0
 
@@ -44,8 +53,11 @@ class NumpyBackend:
         x_us, x_them = self._inputs(us), self._inputs(them)
         a_us, a_them = x_us @ p["w1"] + p["b1"], x_them @ p["w1"] + p["b1"]
         c_us, c_them = np.clip(a_us, 0, 1), np.clip(a_them, 0, 1)
-        out = (c_us ** 2) @ p["w2"][:h] + (c_them ** 2) @ p["w2"][h:] + p["b2"][0]
-        return x_us, x_them, a_us, a_them, c_us, c_them, 1 / (1 + np.exp(-out))
+        bucket = output_buckets(us, self.buckets)
+        weights = p["w2"][bucket]   # each row's output weights
+        out = ((c_us ** 2) * weights[:, :h]).sum(axis=1) + ((c_them ** 2) * weights[:, h:]).sum(axis=1) \
+            + p["b2"][bucket]
+        return x_us, x_them, a_us, a_them, c_us, c_them, bucket, weights, 1 / (1 + np.exp(-out))
 
     def loss_sum(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
         predicted = self._forward(us, them)[-1]
@@ -53,13 +65,17 @@ class NumpyBackend:
 
     def gradients(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
         """The mean loss and d(mean loss)/d(parameter) for every parameter."""
-        p, h, size = self.params, self.hidden, len(want)
-        x_us, x_them, a_us, a_them, c_us, c_them, predicted = self._forward(us, them)
+        h, size = self.hidden, len(want)
+        x_us, x_them, a_us, a_them, c_us, c_them, bucket, weights, predicted = self._forward(us, them)
         g_out = 2 * (predicted - want) * predicted * (1 - predicted) / size
-        grads = {"w2": np.concatenate([(c_us ** 2).T @ g_out, (c_them ** 2).T @ g_out]),
-                 "b2": np.array([g_out.sum()], np.float32)}
-        g_us = np.outer(g_out, p["w2"][:h]) * 2 * c_us * ((a_us > 0) & (a_us < 1))
-        g_them = np.outer(g_out, p["w2"][h:]) * 2 * c_them * ((a_them > 0) & (a_them < 1))
+        activated = np.concatenate([c_us ** 2, c_them ** 2], axis=1)
+        grads = {"w2": np.zeros_like(self.params["w2"]),
+                 "b2": np.bincount(bucket, weights=g_out, minlength=self.buckets).astype(np.float32)}
+        for b in np.unique(bucket):
+            rows = bucket == b
+            grads["w2"][b] = activated[rows].T @ g_out[rows]
+        g_us = g_out[:, None] * weights[:, :h] * 2 * c_us * ((a_us > 0) & (a_us < 1))
+        g_them = g_out[:, None] * weights[:, h:] * 2 * c_them * ((a_them > 0) & (a_them < 1))
         grads["w1"] = np.asarray(x_us.T @ g_us + x_them.T @ g_them)
         grads["b1"] = g_us.sum(axis=0) + g_them.sum(axis=0)
         return float(((predicted - want) ** 2).mean()), grads
@@ -90,15 +106,16 @@ class NumpyBackend:
 
     def float_network(self) -> reference.FloatNetwork:
         p = self.params
-        return reference.FloatNetwork(p["w1"].copy(), p["b1"].copy(), p["w2"].copy(), float(p["b2"][0]))
+        return reference.FloatNetwork(p["w1"].copy(), p["b1"].copy(), p["w2"].copy(), p["b2"].copy())
 
 
 class TorchBackend:
     """The same network in PyTorch: an EmbeddingBag for the sparse first layer, AdamW."""
 
-    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int) -> None:
+    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1) -> None:
         import torch
         self.torch = torch
+        self.buckets = buckets
         torch.manual_seed(seed)
 
         class Network(torch.nn.Module):
@@ -107,17 +124,18 @@ class TorchBackend:
                 # One extra row for the padding index, kept at zero.
                 self.ft = torch.nn.EmbeddingBag(PAD + 1, hidden, mode="sum", padding_idx=PAD)
                 self.ft_bias = torch.nn.Parameter(torch.full((hidden,), 0.1))
-                self.out = torch.nn.Linear(2 * hidden, 1)
+                self.out = torch.nn.Linear(2 * hidden, buckets)   # one output per bucket
                 with torch.no_grad():
                     self.ft.weight.normal_(0.0, 0.05)
                     self.ft.weight[PAD].zero_()
                     self.out.weight.normal_(0.0, 0.05)
                     self.out.bias.zero_()
 
-            def forward(self, us: torch.Tensor, them: torch.Tensor) -> torch.Tensor:
+            def forward(self, us: torch.Tensor, them: torch.Tensor, bucket: torch.Tensor) -> torch.Tensor:
                 a = torch.clamp(self.ft(us) + self.ft_bias, 0.0, 1.0) ** 2
                 b = torch.clamp(self.ft(them) + self.ft_bias, 0.0, 1.0) ** 2
-                return self.out(torch.cat([a, b], dim=1)).squeeze(1)   # in units of 400 centipawns
+                outputs = self.out(torch.cat([a, b], dim=1))
+                return outputs.gather(1, bucket.unsqueeze(1)).squeeze(1)   # in units of 400 centipawns
 
         self.model = Network()
         self.optimiser = torch.optim.AdamW(self.model.parameters(), lr=lr, betas=BETAS, eps=EPSILON,
@@ -126,16 +144,17 @@ class TorchBackend:
     def _tensors(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> tuple:
         torch = self.torch
         return (torch.from_numpy(us.astype(np.int64)), torch.from_numpy(them.astype(np.int64)),
+                torch.from_numpy(output_buckets(us, self.buckets).astype(np.int64)),
                 torch.from_numpy(want.astype(np.float32)))
 
     def loss_sum(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
-        us_t, them_t, want_t = self._tensors(us, them, want)
+        us_t, them_t, bucket_t, want_t = self._tensors(us, them, want)
         with self.torch.no_grad():
-            return float(((self.torch.sigmoid(self.model(us_t, them_t)) - want_t) ** 2).sum())
+            return float(((self.torch.sigmoid(self.model(us_t, them_t, bucket_t)) - want_t) ** 2).sum())
 
     def train_step(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
-        us_t, them_t, want_t = self._tensors(us, them, want)
-        loss = ((self.torch.sigmoid(self.model(us_t, them_t)) - want_t) ** 2).mean()
+        us_t, them_t, bucket_t, want_t = self._tensors(us, them, want)
+        loss = ((self.torch.sigmoid(self.model(us_t, them_t, bucket_t)) - want_t) ** 2).mean()
         self.optimiser.zero_grad()
         loss.backward()
         self.optimiser.step()
@@ -155,8 +174,8 @@ class TorchBackend:
         return reference.FloatNetwork(
             ft_weights=model.ft.weight[:PAD].detach().numpy().astype(np.float32).copy(),
             ft_bias=model.ft_bias.detach().numpy().astype(np.float32).copy(),
-            out_weights=model.out.weight[0].detach().numpy().astype(np.float32).copy(),
-            out_bias=float(model.out.bias[0].detach()))
+            out_weights=model.out.weight.detach().numpy().astype(np.float32).copy(),
+            out_bias=model.out.bias.detach().numpy().astype(np.float32).copy())
 
 
 def available_backends() -> list[str]:
@@ -174,5 +193,6 @@ def available_backends() -> list[str]:
     return names
 
 
-def make_backend(name: str, hidden: int, lr: float, weight_decay: float, seed: int):   # type: ignore[no-untyped-def]
-    return (TorchBackend if name == "torch" else NumpyBackend)(hidden, lr, weight_decay, seed)
+def make_backend(name: str, hidden: int, lr: float, weight_decay: float, seed: int,   # type: ignore[no-untyped-def]
+                 buckets: int = 1):
+    return (TorchBackend if name == "torch" else NumpyBackend)(hidden, lr, weight_decay, seed, buckets)

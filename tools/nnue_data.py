@@ -37,8 +37,8 @@ import lzma
 import re
 import sys
 import tarfile
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
 from pathlib import Path
 from typing import IO, NamedTuple

@@ -3,13 +3,14 @@
 
 Usage (after `pip install -e .[train]`: scipy; PyTorch optional, --backend torch):
 
-    python tools/nnue_train.py NET.nnue data/nnue/*.pgm.xz [--epochs 12] [--lambda 1.0]
+    python tools/nnue_train.py NET.nnue data/nnue/*.pgm.xz [--epochs 12] [--lambda 1.0] [--buckets 8]
     python tools/nnue_train.py NET.nnue --positions POSITIONS.npz ...   (from tools/nnue_data.py)
 
 Two backends compute the same thing (tools/nnue_backends.py): numpy with scipy's sparse matrices
 (default) and PyTorch on the CPU. The network is the core's: 768 inputs per perspective into
 NNUE_HIDDEN neurons, both perspectives (side to move first) through clamp(x, 0, 1)^2 into one
-output, times 400 in centipawns. The loss is the usual one: the squared difference between sigmoid(output / 400) and a
+output (of the position's bucket by its number of pieces, with --buckets), times 400 in
+centipawns. The loss is the usual one: the squared difference between sigmoid(output / 400) and a
 target mixing sigmoid(search score / 400) (weight --lambda) with the game's result (the rest).
 Whole games are held out for validation (--validation, default 2%), and each epoch reports the
 training and validation loss. Weights are clipped to what the integer format holds after every
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ponderosa.engine.nnue import reference
-from ponderosa.engine.nnue.network_file import write_network
+from ponderosa.engine.nnue.network_file import MAX_BUCKETS, write_network
 
 import nnue_data
 from nnue_backends import available_backends, make_backend
@@ -64,7 +65,7 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
         train_rows = np.concatenate([train_rows, np.arange(len(validation), len(validation) + len(extra))])
     mirrored = nnue_data.mirror_features(features)
     valid_rows = np.flatnonzero(validation)
-    backend = make_backend(args.backend, args.hidden, args.lr, args.weight_decay, args.seed)
+    backend = make_backend(args.backend, args.hidden, args.lr, args.weight_decay, args.seed, args.buckets)
     step_epochs = max(1, args.epochs // 3)   # the learning rate drops to 0.3x after each third
     history = []
     for epoch in range(1, args.epochs + 1):
@@ -99,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="validate on these positions (tools/nnue_data.py) instead of games held out of the data")
     parser.add_argument("--limit", type=int, default=0, help="use the first N positions only (learning curves)")
     parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--buckets", type=int, default=1, choices=range(1, MAX_BUCKETS + 1), metavar="B",
+                        help=f"output buckets by number of pieces (1 to {MAX_BUCKETS}; default 1, one output)")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -135,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         data = {name: values[:args.limit] for name, values in data.items()}
     print(f"{len(data['scores'])} positions from {int(data['games'].max(initial=-1)) + 1} games", file=sys.stderr)
     backend, history = train(data, args, holdout)
-    description = (f"768x{args.hidden}x1 SCReLU, {len(data['scores'])} positions of Ponderosa self-play, "
+    description = (f"768x{args.hidden}x1 SCReLU, "
+                   + (f"{args.buckets} output buckets, " if args.buckets > 1 else "")
+                   + f"{len(data['scores'])} positions of Ponderosa self-play, "
                    f"{args.backend}, "
                    f"{args.epochs} epochs, lambda {args.score_weight}, validation loss {history[-1][2]:.6f}")
     float_net = backend.float_network()

@@ -18,10 +18,11 @@ def check_shape(net: QuantisedNetwork, name: str = "network") -> None:
     """NetworkFileError unless the core computes networks of net's shape and scales."""
     from ponderosa.core_ext.evaluate import nnue_shape
     shape = nnue_shape()
-    if (net.hidden, net.qa, net.qb, net.scale) != (shape["hidden"], shape["qa"], shape["qb"], shape["scale"]):
+    if ((net.hidden, net.qa, net.qb, net.scale) != (shape["hidden"], shape["qa"], shape["qb"], shape["scale"])
+            or net.buckets > shape["max_buckets"]):
         raise NetworkFileError(f"{name}: a 768x{net.hidden} network with QA {net.qa}, QB {net.qb}, scale {net.scale}; "
                                f"this engine computes 768x{shape['hidden']} with QA {shape['qa']}, "
-                               f"QB {shape['qb']}, scale {shape['scale']}")
+                               f"QB {shape['qb']}, scale {shape['scale']}, up to {shape['max_buckets']} output buckets")
 
 
 def core_network(net: QuantisedNetwork, name: str = "network") -> Network:
@@ -29,7 +30,7 @@ def core_network(net: QuantisedNetwork, name: str = "network") -> Network:
     the core is of another shape."""
     from ponderosa.core_ext.evaluate import Network
     check_shape(net, name)
-    return Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_bias)
+    return Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_biases)
 
 
 def install(evaluator: Evaluator, net: QuantisedNetwork, name: str = "network") -> Network:

@@ -3,13 +3,18 @@
 Layout (little-endian):
 
     8 bytes  magic b"PONDNNUE"
-    u32 x 7  format version (1), inputs (768), hidden neurons, QA, QB, output scale, length of the description
+    u32 x 7  format version (2), inputs (768), hidden neurons, QA, QB, output scale, length of the description
+    u32      output buckets B (version 2 only; version 1 has one)
     UTF-8    description (what the network was trained on; shown by the console's `eval`)
     int16    first-layer weights, inputs x hidden, one input's column after another
     int16    first-layer biases, hidden
-    int16    output weights, 2 x hidden (side to move's half first)
-    int32    output bias
+    int16    output weights, B x 2 x hidden: bucket by bucket, each side to move's half first
+    int32    output biases, B
     u32      CRC-32 of everything before it
+
+The output bucket of a position is chosen by its number of pieces, kings included
+(`output_bucket`): B = 8 gives one bucket for 2-4 pieces, one for 5-8, ..., one for 29-32.
+Files of version 1 (one output, no bucket count) are still read.
 
 A file that is missing, cut short, of another shape or with a wrong checksum raises
 NetworkFileError with a message naming the file; the engine then keeps the hand-written evaluation.
@@ -24,13 +29,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAGIC = b"PONDNNUE"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 INPUTS = 768
 HEADER = struct.Struct("<8s7I")
+BUCKETS_FIELD = struct.Struct("<I")
 MAX_HIDDEN = 4096                # the widest first layer the loader accepts
+MAX_BUCKETS = 8                  # the most output buckets (the core's NNUE_MAX_BUCKETS)
 MAX_DESCRIPTION_BYTES = 1 << 16
 # The largest file of the largest shape the loader accepts: a larger file is refused unread.
-MAX_FILE_BYTES = HEADER.size + MAX_DESCRIPTION_BYTES + 2 * (INPUTS * MAX_HIDDEN + 3 * MAX_HIDDEN) + 4 + 4
+MAX_FILE_BYTES = (HEADER.size + BUCKETS_FIELD.size + MAX_DESCRIPTION_BYTES
+                  + 2 * (INPUTS * MAX_HIDDEN + MAX_HIDDEN + MAX_BUCKETS * 2 * MAX_HIDDEN) + 4 * MAX_BUCKETS + 4)
+PIECES_MAX = 32
+
+
+def output_bucket(pieces: int, buckets: int) -> int:
+    """The output bucket of a position with this many pieces (kings included, 2-32)."""
+    return min(buckets - 1, max(0, (pieces - 1) * buckets // PIECES_MAX))
 
 
 class NetworkFileError(ValueError):
@@ -60,8 +75,8 @@ class QuantisedNetwork:
 
     ft_weights: array         # int16, inputs x hidden, one input's column after another
     ft_bias: array            # int16 [hidden]
-    out_weights: array        # int16 [2 * hidden]
-    out_bias: int             # int32
+    out_weights: array        # int16 [buckets * 2 * hidden], bucket by bucket
+    out_biases: tuple[int, ...]  # int32 [buckets]
     qa: int
     qb: int
     scale: int
@@ -71,16 +86,21 @@ class QuantisedNetwork:
     def hidden(self) -> int:
         return len(self.ft_bias)
 
+    @property
+    def buckets(self) -> int:
+        return len(self.out_biases)
+
 
 def network_bytes(net: QuantisedNetwork) -> bytes:
     description = net.description.encode("utf-8")
     body = b"".join([
         HEADER.pack(MAGIC, VERSION, INPUTS, net.hidden, net.qa, net.qb, net.scale, len(description)),
+        BUCKETS_FIELD.pack(net.buckets),
         description,
         int16_bytes(net.ft_weights),
         int16_bytes(net.ft_bias),
         int16_bytes(net.out_weights),
-        struct.pack("<i", net.out_bias),
+        struct.pack(f"<{net.buckets}i", *net.out_biases),
     ])
     return body + struct.pack("<I", zlib.crc32(body))
 
@@ -100,20 +120,28 @@ def parse_network(data: bytes, name: str = "network") -> QuantisedNetwork:
     magic, version, inputs, hidden, qa, qb, scale, text_length = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetworkFileError(f"{name}: not a Ponderosa network file")
-    if version != VERSION:
-        raise NetworkFileError(f"{name}: format version {version}, this engine reads {VERSION}")
+    if version not in READABLE_VERSIONS:
+        raise NetworkFileError(f"{name}: format version {version}, this engine reads "
+                               + " and ".join(str(known) for known in READABLE_VERSIONS))
+    offset = HEADER.size
+    buckets = 1
+    if version >= 2:
+        if len(data) < offset + BUCKETS_FIELD.size + 4:
+            raise NetworkFileError(f"{name}: too short for a network file ({len(data)} bytes)")
+        (buckets,) = BUCKETS_FIELD.unpack_from(data, offset)
+        offset += BUCKETS_FIELD.size
     if text_length > MAX_DESCRIPTION_BYTES:
         raise NetworkFileError(f"{name}: a description of {text_length} bytes (at most {MAX_DESCRIPTION_BYTES})")
-    if inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN:
-        raise NetworkFileError(f"{name}: shape {inputs}x{hidden} is not a {INPUTS}-input network")
-    expected = HEADER.size + text_length + 2 * (inputs * hidden + hidden + 2 * hidden) + 4 + 4
+    if inputs != INPUTS or not 1 <= hidden <= MAX_HIDDEN or not 1 <= buckets <= MAX_BUCKETS:
+        raise NetworkFileError(f"{name}: shape {inputs}x{hidden}x{buckets} is not a {INPUTS}-input network "
+                               f"with 1 to {MAX_BUCKETS} output buckets")
+    expected = offset + text_length + 2 * (inputs * hidden + hidden + buckets * 2 * hidden) + 4 * buckets + 4
     if len(data) != expected:
-        raise NetworkFileError(f"{name}: {len(data)} bytes, a {inputs}x{hidden} network has {expected}"
+        raise NetworkFileError(f"{name}: {len(data)} bytes, a {inputs}x{hidden}x{buckets} network has {expected}"
                                + (" (truncated)" if len(data) < expected else ""))
     (checksum,) = struct.unpack_from("<I", data, len(data) - 4)
     if zlib.crc32(data[:-4]) != checksum:
         raise NetworkFileError(f"{name}: checksum mismatch (damaged file)")
-    offset = HEADER.size
     description = data[offset:offset + text_length].decode("utf-8", errors="replace")
     offset += text_length
 
@@ -125,9 +153,9 @@ def parse_network(data: bytes, name: str = "network") -> QuantisedNetwork:
 
     ft_weights = take(inputs * hidden)
     ft_bias = take(hidden)
-    out_weights = take(2 * hidden)
-    (out_bias,) = struct.unpack_from("<i", data, offset)
-    return QuantisedNetwork(ft_weights, ft_bias, out_weights, out_bias, qa, qb, scale, description)
+    out_weights = take(buckets * 2 * hidden)
+    out_biases = struct.unpack_from(f"<{buckets}i", data, offset)
+    return QuantisedNetwork(ft_weights, ft_bias, out_weights, tuple(out_biases), qa, qb, scale, description)
 
 
 def read_network(path: Path) -> QuantisedNetwork:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from ponderosa.engine.nnue.network_file import INPUTS, QuantisedNetwork, int16_array
+from ponderosa.engine.nnue.network_file import INPUTS, QuantisedNetwork, int16_array, output_bucket
 
 QA = 255
 QB = 64
@@ -28,8 +28,12 @@ OUT_WEIGHT_LIMIT = 127 / QB
 class FloatNetwork:
     ft_weights: np.ndarray    # float32 [768, hidden]
     ft_bias: np.ndarray       # float32 [hidden]
-    out_weights: np.ndarray   # float32 [2 * hidden]
-    out_bias: float
+    out_weights: np.ndarray   # float32 [buckets, 2 * hidden]
+    out_bias: np.ndarray      # float32 [buckets]
+
+    @property
+    def buckets(self) -> int:
+        return len(self.out_bias)
 
 
 def features(board: chess.Board, perspective: chess.Color) -> list[int]:
@@ -48,7 +52,8 @@ def float_evaluate(net: FloatNetwork, board: chess.Board) -> float:
     for perspective in (board.turn, not board.turn):
         accumulator = net.ft_bias + net.ft_weights[features(board, perspective)].sum(axis=0)
         halves.append(np.clip(accumulator, 0.0, 1.0) ** 2)
-    return float((np.concatenate(halves) @ net.out_weights + net.out_bias) * SCALE)
+    bucket = output_bucket(len(board.piece_map()), net.buckets)
+    return float((np.concatenate(halves) @ net.out_weights[bucket] + net.out_bias[bucket]) * SCALE)
 
 
 def _truncating_divide(numerator: int, denominator: int) -> int:
@@ -71,8 +76,11 @@ def quantised_evaluate(net: QuantisedNetwork, board: chess.Board, limit: int = 9
     """The core's integer score for the board, side to move's view, clamped like the core's."""
     halves = [np.clip(accumulator(net, board, side), 0, net.qa) for side in (board.turn, not board.turn)]
     activated = np.concatenate(halves)
-    total = int((activated * activated * as_numpy(net.out_weights)).sum())
-    score = _truncating_divide((_truncating_divide(total, net.qa) + net.out_bias) * net.scale, net.qa * net.qb)
+    bucket = output_bucket(len(board.piece_map()), net.buckets)
+    weights = as_numpy(net.out_weights).reshape(net.buckets, 2 * net.hidden)[bucket]
+    total = int((activated * activated * weights).sum())
+    score = _truncating_divide((_truncating_divide(total, net.qa) + net.out_biases[bucket]) * net.scale,
+                               net.qa * net.qb)
     return max(-limit, min(limit, score))
 
 
@@ -84,20 +92,20 @@ def quantise(net: FloatNetwork, description: str = "") -> QuantisedNetwork:
     return QuantisedNetwork(
         ft_weights=rounded(net.ft_weights, QA, FT_WEIGHT_LIMIT),
         ft_bias=rounded(net.ft_bias, QA, FT_WEIGHT_LIMIT),
-        out_weights=rounded(net.out_weights, QB, OUT_WEIGHT_LIMIT),
-        out_bias=int(round(float(net.out_bias) * QA * QB)),
+        out_weights=rounded(np.asarray(net.out_weights).reshape(-1), QB, OUT_WEIGHT_LIMIT),
+        out_biases=tuple(int(round(float(bias) * QA * QB)) for bias in np.asarray(net.out_bias).reshape(-1)),
         qa=QA, qb=QB, scale=SCALE, description=description)
 
 
-def random_network(hidden: int, seed: int) -> FloatNetwork:
+def random_network(hidden: int, seed: int, buckets: int = 1) -> FloatNetwork:
     """A network of the magnitudes a trained one has (weights' spread about 0.05), for tests
     of the arithmetic."""
     rng = np.random.default_rng(seed)
     return FloatNetwork(
         ft_weights=rng.normal(0.0, 0.05, size=(INPUTS, hidden)).astype(np.float32),
         ft_bias=rng.normal(0.1, 0.05, size=hidden).astype(np.float32),
-        out_weights=rng.normal(0.0, 0.06, size=2 * hidden).astype(np.float32),
-        out_bias=0.01)
+        out_weights=rng.normal(0.0, 0.06, size=(buckets, 2 * hidden)).astype(np.float32),
+        out_bias=np.full(buckets, 0.01, dtype=np.float32))
 
 
 def save_float_network(path, net: FloatNetwork) -> None:
@@ -106,10 +114,14 @@ def save_float_network(path, net: FloatNetwork) -> None:
     path = Path(path)
     temporary = path.with_name(path.name + ".tmp.npz")
     np.savez_compressed(temporary, ft_weights=net.ft_weights, ft_bias=net.ft_bias,
-                        out_weights=net.out_weights, out_bias=np.float32(net.out_bias))
+                        out_weights=net.out_weights, out_bias=net.out_bias)
     temporary.replace(path)
 
 
 def load_float_network(path) -> FloatNetwork:
+    """The float weights saved by save_float_network (a file of one output, saved before output
+    buckets, reads as one bucket)."""
     with np.load(path) as stored:
-        return FloatNetwork(stored["ft_weights"], stored["ft_bias"], stored["out_weights"], float(stored["out_bias"]))
+        out_bias = np.asarray(stored["out_bias"], dtype=np.float32).reshape(-1)
+        out_weights = np.asarray(stored["out_weights"], dtype=np.float32).reshape(len(out_bias), -1)
+        return FloatNetwork(stored["ft_weights"], stored["ft_bias"], out_weights, out_bias)
