@@ -96,7 +96,7 @@ def test_short_run_of_ponderosa_against_itself(tmp_path: Path, capsys: pytest.Ca
     assert pgn.read_text().count("[Event ") == 2
 
 
-@pytest.mark.parametrize("key", ["toga2", "ethereal", "crafty"])
+@pytest.mark.parametrize("key", ["toga2", "ethereal", "crafty", "stockfish11"])
 def test_strength_opponents_start(key: str) -> None:
     spec = match.OPPONENTS[key]
     if shutil.which(match.resolve_command(spec.command)[0]) is None:
@@ -104,7 +104,7 @@ def test_strength_opponents_start(key: str) -> None:
     player = match.Player(spec, key)
     try:
         player.start()
-        assert player.name.startswith(("Toga", "Ethereal", "Crafty"))
+        assert player.name.startswith(("Toga", "Ethereal", "Crafty", "Stockfish 11"))
     finally:
         player.close()
 

@@ -79,6 +79,11 @@ OPPONENTS: dict[str, EngineSpec] = {
     "stockfish": EngineSpec(
         "stockfish", "uci", ("stockfish",), options=(("Threads", 1), ("Hash", 64)),
         note="Stockfish 15.1, UCI; no book; Threads=1"),
+    "stockfish11": EngineSpec(
+        "stockfish11", "uci", ("stockfish11",), options=(("Threads", 1), ("Hash", 64)),
+        note="Stockfish 11, the last with a hand-written evaluation, built from the official repository's "
+             "tag sf_11 (`cd src && make build ARCH=x86-64-modern`) and on PATH as stockfish11; no book; "
+             "Threads=1"),
 }
 # Stockfish at a set strength, e.g. stockfish-elo-1800: its UCI_LimitStrength/UCI_Elo, which its
 # documentation calibrates at 60+0.6 against CCRL 40/4 (Stockfish 15.1: 1350-2850): opponents of
