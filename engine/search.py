@@ -18,13 +18,6 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 100
 ASPIRATION_WINDOW = 25
-# A position this far ahead (centipawns, the mover's view) is won: on a clock, once an iteration
-# of at least WON_MIN_DEPTH says so, the move takes a quarter of its soft limit, and at most half
-# of it; more thought would not change the result (a +55 move took a third of a 2-minute base).
-WON_SCORE = 1000
-WON_MIN_DEPTH = 8
-WON_SOFT_SHARE = 0.25
-WON_HARD_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -103,7 +96,6 @@ class Searcher:
         self.tt = tt
         self._start_ns = 0
         self._soft_deadline_ns = 0     # 0: no soft limit
-        self._hard_deadline_ns = 0     # 0: no hard limit
         self._open_ended = False       # analysis or pondering: no early exits
         self.before_search: Callable[[], None] | None = None   # run once the table is ready
         self.helpers: HelperPool | None = None   # helper threads; this thread decides the move
@@ -152,24 +144,11 @@ class Searcher:
     def _apply_budget(self, soft_seconds: float, hard_seconds: float) -> None:
         now = time.monotonic_ns()
         self._soft_deadline_ns = self._start_ns + int(soft_seconds * 1e9)
-        hard = self._hard_deadline_ns = self._start_ns + int(hard_seconds * 1e9)
+        hard = self._start_ns + int(hard_seconds * 1e9)
         self._open_ended = False
         self.core.set_deadline(hard)
         if now >= self._soft_deadline_ns or now >= hard:
             self.core.stop()
-
-    def _shorten_for_won_position(self) -> None:
-        """The budget of a won position: WON_SOFT_SHARE of the soft limit, the hard limit cut to
-        WON_HARD_SHARE of it (both still counted from the start of the search)."""
-        with self._budget_lock:
-            if self._open_ended or not self._soft_deadline_ns:
-                return   # pondering (or a ponder hit's budget not yet given): no clock to save
-            soft = self._soft_deadline_ns - self._start_ns
-            self._soft_deadline_ns = self._start_ns + int(soft * WON_SOFT_SHARE)
-            hard = self._start_ns + int(soft * WON_HARD_SHARE)
-            if not self._hard_deadline_ns or hard < self._hard_deadline_ns:
-                self._hard_deadline_ns = hard
-                self.core.set_deadline(hard)
 
     def _next_iteration_would_overrun(self) -> bool:
         """An iteration takes about twice the one before it: past 60% of the soft limit the
@@ -205,7 +184,6 @@ class Searcher:
         if moves == 0:
             return SearchResult(None, 0, 0, 0, 0.0)
         deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
-        self._hard_deadline_ns = deadline
         self._soft_deadline_ns = start + int(limits.soft_seconds * 1e9) if limits.soft_seconds is not None else 0
         self._open_ended = limits.open_ended
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
@@ -259,7 +237,6 @@ class Searcher:
         result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
         score = 0
         fixed_time = limits.soft_seconds is not None and limits.soft_seconds == limits.hard_seconds
-        won = False   # the budget was cut for a won position
 
         def elapsed() -> float:
             return (time.monotonic_ns() - start) / 1e9
@@ -322,10 +299,6 @@ class Searcher:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
                 break  # a forced move needs no thought when playing on a clock
-            if (not won and self._soft_deadline_ns and not fixed_time and limits.depth is None
-                    and depth >= WON_MIN_DEPTH and score >= WON_SCORE):
-                won = True
-                self._shorten_for_won_position()
             if self._soft_deadline_ns and not fixed_time and self._next_iteration_would_overrun():
                 break
             mate = mate_distance(score)

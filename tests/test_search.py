@@ -9,7 +9,7 @@ import pytest
 
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.search import WON_SCORE, SearchLimits, Thinking, mate_distance
+from ponderosa.engine.search import SearchLimits, Thinking, mate_distance
 from ponderosa.engine.testsuite import SuiteError, read_suite
 
 from tests.wall_clock import allowed, bounds
@@ -135,23 +135,6 @@ def test_fixed_time_search_keeps_to_its_time(engine: Engine) -> None:
     result = engine.think(SearchLimits.fixed_time(0.3))
     assert time.perf_counter() - start < allowed(0.6)
     assert result.best_move in Board().legal_moves()
-
-
-def test_a_won_position_takes_a_fraction_of_its_time(engine: Engine) -> None:
-    """On a clock, an iteration that finds the position won (WON_SCORE and more, no mate yet)
-    cuts the move's hard limit to half its soft limit. Without the cut no search of a position
-    with more than one move stops before 60% of its soft limit (2.4 s here)."""
-    engine.new_game()
-    engine.set_position("1n2k3/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1")   # a queen and more ahead
-    start = time.perf_counter()
-    result = engine.think(SearchLimits(soft_seconds=4.0, hard_seconds=12.0))
-    elapsed = time.perf_counter() - start
-    assert result.score >= WON_SCORE and mate_distance(result.score) is None
-    assert elapsed < 2.4, elapsed   # at most the new hard limit, 2 s, and the moment a stop takes
-    engine.set_position("1n2k3/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b K - 0 1")   # the losing side: no cut
-    start = time.perf_counter()
-    result = engine.think(SearchLimits(soft_seconds=1.0, hard_seconds=3.0))
-    assert result.score <= -WON_SCORE and time.perf_counter() - start >= 0.6
 
 
 def test_node_limit(engine: Engine) -> None:
