@@ -184,11 +184,17 @@ def extract_file(path: Path, skip_plies: int, max_score: int) -> tuple[dict[str,
                 flippable.append(not board.castling_rights)
             board.push(move)
         game_number += 1
+    return position_arrays(rows, scores, results, game_ids, flippable), game_number
+
+
+def position_arrays(rows: list[list[int]], scores: list[int], results: list[float], game_ids: list[int],
+                    flippable: list[bool]) -> dict[str, np.ndarray]:
+    """The output's arrays, in their dtypes, from per-position lists (all empty: no positions)."""
     return {"features": np.array(rows, dtype=np.int16).reshape(-1, SLOTS),
             "scores": np.array(scores, dtype=np.int16),
             "results": np.array(results, dtype=np.float32),
             "games": np.array(game_ids, dtype=np.int32),
-            "flippable": np.array(flippable, dtype=bool)}, game_number
+            "flippable": np.array(flippable, dtype=bool)}
 
 
 def extract(paths: list[Path], skip_plies: int, max_score: int, jobs: int = 1) -> dict[str, np.ndarray]:
@@ -204,9 +210,7 @@ def extract(paths: list[Path], skip_plies: int, max_score: int, jobs: int = 1) -
         data["games"] += offset
         offset += game_count
     if not parts:   # no files: empty arrays of the right shapes
-        return {"features": np.zeros((0, SLOTS), dtype=np.int16), "scores": np.zeros(0, dtype=np.int16),
-                "results": np.zeros(0, dtype=np.float32), "games": np.zeros(0, dtype=np.int32),
-                "flippable": np.zeros(0, dtype=bool)}
+        return position_arrays([], [], [], [], [])
     return {name: np.concatenate([data[name] for data, _ in parts]) for name in parts[0][0]}
 
 

@@ -113,12 +113,9 @@ RESULTS: tuple[tuple[str, str], ...] = (
     ("binary.make", "**{size_mb} MB** file in **{build_s} s** (install {install_s} s, bundle {bundle_s} s)"),
     ("binary.startup", "**{ratio}×** the pip program ({file_ms} against {pip_ms} ms), two at once "
                        "{two_at_once_ratio}×; bench {bench_ratio}×, {bench_nodes:,} nodes"),
-    ("nnue.speed", "[network **{network_nps_m:.2f} M** nodes/s][ ({network_nps_m_low:.2f}-{network_nps_m_high:.2f})]"
-                   "[, hand-written {classic_nps_m:.2f} M][ ({classic_nps_m_low:.2f}-{classic_nps_m_high:.2f})][: ]"
-                   "**{ratio}×** the hand-written evaluation's[, {runs} runs each]"),
-    ("nnue.speed.*", "[network **{network_nps_m:.2f} M** nodes/s][ ({network_nps_m_low:.2f}-{network_nps_m_high:.2f})]"
-                     "[, hand-written {classic_nps_m:.2f} M][ ({classic_nps_m_low:.2f}-{classic_nps_m_high:.2f})][: ]"
-                     "**{ratio}×** the hand-written evaluation's[, {runs} runs each]"),
+    ("nnue.speed*", "[network **{network_nps_m:.2f} M** nodes/s][ ({network_nps_m_low:.2f}-{network_nps_m_high:.2f})]"
+                    "[, hand-written {classic_nps_m:.2f} M][ ({classic_nps_m_low:.2f}-{classic_nps_m_high:.2f})][: ]"
+                    "**{ratio}×** the hand-written evaluation's[, {runs} runs each]"),
     ("suite.*", "**{solved}**/{positions}, {nodes:,} nodes, {seconds} s, {mnps} M nodes/s; failed: {failed}"),
     ("smp.*", "nodes to depth 2T/1T **{nodes_ratio}×**[; time to depth **{time_ratio}**][ (per position "
               "{time_ratio_geomean})][; nodes/s **{nps_ratio}×**][ ({nps_1t_k:,} → {nps_2t_k:,} k)]"),
