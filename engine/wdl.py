@@ -10,8 +10,8 @@ the game's result) by
 
     python tools/fit_wdl.py data/nnue/selfplay-04[7-9].pgm.xz data/nnue/selfplay-05[0-3].pgm.xz
 
-on selfplay-047..053, games searched with the shipped network (net-046), so that the scores are
-the engine's own (docs/WDL.md: the data, the fit and how well it predicts)."""
+on selfplay-047..053, games searched with net-046, the network shipped before net-093 (docs/WDL.md:
+the data, the fit, how well it predicts, and net-093's scores measured against net-046's)."""
 from __future__ import annotations
 
 import math
