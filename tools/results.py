@@ -68,7 +68,7 @@ MATCH = ("what", "result", "commit", "date", "bench", "command", "games")
 MOVED_SCRIPTS = (re.compile(r"\btests/((?:match|match_engines|match_games|sprt|bench_[a-z_]+)\.py)\b"), r"tools/\1")
 TABLES: dict[str, Table] = {
     "speed": Table(("bench", "bench.classic", "perft.start6", "perft.kiwipete5", "peers.crafty",
-                    "peers.ethereal", "startup.pong", "startup.engine", "nnue.speed", "bench.noise")),
+                    "peers.ethereal", "startup.pong", "startup.engine", "nnue.speed.net-093", "bench.noise")),
     "suite": Table(("suite.wac",)),
     "perft-peers": Table(("perft.stockfish.*",)),
     "smp": Table(("smp.*",)),
@@ -85,7 +85,7 @@ TABLES: dict[str, Table] = {
     "accepted": Table(("sprt.*",), where=(("decision", "H1*"),), columns=MATCH),
     "calibration": Table(("calibration.level*", "calibration.check*"),
                          columns=("what", "result", "commit", "date", "command")),
-    "nnue": Table(("sprt.net-046", "match.ethereal12", "nnue.speed", "nnue.train.net-046"), columns=MATCH),
+    "nnue": Table(("sprt.net-093", "match.ethereal12", "nnue.speed.net-093", "nnue.train.net-093"), columns=MATCH),
 }
 
 # How each measure's figures read in a table's result column: the first pattern that matches the
