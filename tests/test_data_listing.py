@@ -8,7 +8,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # The folders of data and, for each, which of its files are data (the rest is source).
-DATA_FOLDERS = {"books": "*", "engine/nnue": "*.nnue", "tests/data": "*", "data/nnue": "*", "data/sprt": "*"}
+DATA_FOLDERS = {"books": "*", "engine/nnue": "*.nnue", "tests/data": "*", "data/nnue": "*", "data/sprt": "*",
+                "data/matches": "*"}
 RANGE = re.compile(r"`([\w-]*?)(\d+)(\.[\w.]+)` … `\1(\d+)\3`")
 
 
