@@ -80,7 +80,7 @@ TABLES: dict[str, Table] = {
     "build": Table(("build.*",), columns=("what", "result", "commit", "date", "command")),
     "binary": Table(("binary.make", "binary.startup"), columns=("what", "result", "commit", "date", "command")),
     "profile": Table(("profile.bench",), columns=("what", "result", "commit", "date", "bench", "command")),
-    "strength": Table(("match.ethereal12", "match.toga2", "match.crafty", "match.base-571b793",
+    "strength": Table(("match.ethereal12", "match.stockfish11", "match.toga2", "match.crafty", "match.base-571b793",
                        "match.threads2", "match.debian*"), columns=MATCH),
     "accepted": Table(("sprt.*",), where=(("decision", "H1*"),), columns=MATCH),
     "calibration": Table(("calibration.level*", "calibration.check*"),
