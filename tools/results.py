@@ -71,7 +71,7 @@ TABLES: dict[str, Table] = {
                     "peers.ethereal", "startup.pong", "startup.engine", "nnue.speed.net-093", "bench.noise")),
     "suite": Table(("suite.wac",)),
     "perft-peers": Table(("perft.stockfish.*",)),
-    "smp": Table(("smp.*",)),
+    "smp": Table(("smp.bench", "smp.bench16")),
     "protocols": Table(("uci.*",)),
     "books": Table(("book.*",)),
     "operations": Table(("tt.clear", "annotate", "syzygy.*")),
