@@ -4,7 +4,7 @@ shareable: a file already in the folder is skipped, a file is written under a te
 renamed when whole, so two machines given different ranges (or the same range, one after the
 other) make the same files, merged by name.
 
-    python tools/datagen_round.py 47 140 --net engine/nnue/ponderosa.nnue   # the third round
+    python tools/datagen_round.py 94 187 --net engine/nnue/ponderosa.nnue   # the next round (data/nnue/README.md)
 """
 from __future__ import annotations
 
