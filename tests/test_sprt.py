@@ -80,6 +80,17 @@ def test_arguments() -> None:
         sprt.parse_arguments(["--candidate", "a", "--base", "b", "--elo0", "5", "--elo1", "0"])
     args = sprt.parse_arguments(["--candidate", "a", "--base", "b", "--tc", "5+0.05", "--option", "OwnBook=false"])
     assert (args.base_time, args.inc, args.options) == (5.0, 0.05, [("OwnBook", False)])
+    assert args.candidate_options == args.base_options == [("OwnBook", False)]
+
+
+def test_options_of_one_build_override_the_common_ones() -> None:
+    args = sprt.parse_arguments(["--candidate", "a", "--base", "a", "--option", "OwnBook=false", "--option",
+                                 "Move Overhead=100", "--candidate-option", "Move Overhead=30",
+                                 "--base-option", "Hash=32"])
+    assert args.candidate_options == [("OwnBook", False), ("Move Overhead", 30)]
+    assert args.base_options == [("OwnBook", False), ("Move Overhead", 100), ("Hash", 32)]
+    with pytest.raises(SystemExit):
+        sprt.parse_arguments(["--candidate", "a", "--base", "b", "--candidate-option", "Threads"])
 
 
 def test_short_run_of_ponderosa_against_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

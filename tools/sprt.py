@@ -319,6 +319,23 @@ class Sprt:
         ])
 
 
+def option_list(parser: argparse.ArgumentParser, flag: str, texts: list[str]) -> list[tuple[str, object]]:
+    """(name, value) for each NAME=VALUE given to flag; a parser error for anything else."""
+    options = []
+    for text in texts:
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            parser.error(f"{flag} takes NAME=VALUE, not {text!r}")
+        options.append((name.strip(), match.option_value(value.strip())))
+    return options
+
+
+def merged_options(common: list[tuple[str, object]], own: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """The options of one build: the common ones, each replaced by the build's own of the same name."""
+    names = {name for name, _ in own}
+    return [(name, value) for name, value in common if name not in names] + own
+
+
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidate", required=True, help="command of the candidate build")
@@ -326,6 +343,11 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--protocol", choices=("xboard", "uci"), default="xboard", help="of both (default xboard)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="engine option set in both builds (repeatable), e.g. OwnBook=false")
+    parser.add_argument("--candidate-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="option of the candidate only, over --option (repeatable; OpenBench's dev options): "
+                             "a change of an option's value is tested with one build, e.g. 'Move Overhead=30'")
+    parser.add_argument("--base-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="option of the base only, over --option (repeatable; OpenBench's base options)")
     parser.add_argument("--elo0", type=float, default=0.0)
     parser.add_argument("--elo1", type=float, default=5.0)
     parser.add_argument("--alpha", type=float, default=0.05)
@@ -358,12 +380,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         if not (moves.isdigit() and cp.isdigit() and int(moves) > 0):
             parser.error("--resign takes MOVES:CP, e.g. 4:1000")
         args.resign_moves, args.resign_cp = int(moves), int(cp)
-    args.options = []
-    for text in args.option:
-        name, equals, value = text.partition("=")
-        if not equals or not name.strip():
-            parser.error(f"--option takes NAME=VALUE, not {text!r}")
-        args.options.append((name.strip(), match.option_value(value.strip())))
+    args.options = option_list(parser, "--option", args.option)
+    args.candidate_options = merged_options(args.options, option_list(parser, "--candidate-option", args.candidate_option))
+    args.base_options = merged_options(args.options, option_list(parser, "--base-option", args.base_option))
     if not args.openings.is_file():
         parser.error(f"openings file {args.openings} not found")
     if args.resume is not None and not args.resume.is_file():
@@ -389,9 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError, ValueError) as error:
         sys.stderr.write(f"resume: {error}\n")
         return 2
-    options = tuple(args.options)
-    candidate = match.EngineSpec("candidate", args.protocol, tuple(shlex.split(args.candidate)), options)
-    base = match.EngineSpec("base", args.protocol, tuple(shlex.split(args.base)), options)
+    candidate = match.EngineSpec("candidate", args.protocol, tuple(shlex.split(args.candidate)),
+                                 tuple(args.candidate_options))
+    base = match.EngineSpec("base", args.protocol, tuple(shlex.split(args.base)), tuple(args.base_options))
     try:
         return Sprt(args, candidate, base, openings, resumed).run()
     finally:
