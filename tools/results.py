@@ -76,6 +76,7 @@ TABLES: dict[str, Table] = {
     "books": Table(("book.*",)),
     "operations": Table(("tt.clear", "annotate", "syzygy.*")),
     "soak": Table(("soak.*",), columns=("what", "result", "commit", "date", "command", "note")),
+    "timeloss": Table(("timeloss.*",), columns=MATCH),
     "tests": Table(("tests.*",), columns=("what", "result", "commit", "date", "command", "note")),
     "build": Table(("build.*",), columns=("what", "result", "commit", "date", "command")),
     "binary": Table(("binary.make", "binary.startup"), columns=("what", "result", "commit", "date", "command")),
@@ -139,6 +140,9 @@ RESULTS: tuple[tuple[str, str], ...] = (
     ("soak.300", "**{games}** games, {plies:,} plies, {minutes} min {seconds} s; memory {rss_kib_20:,} → "
                  "**{rss_kib:,} KiB** (+{rss_growth_pct}%); {fds} descriptors, {threads} threads; W/D/L {wins} / "
                  "{draws} / {losses}; **{time_losses} time losses, {illegal_moves} illegal moves**"),
+    ("timeloss.*", "**{time_losses} time losses**, {illegal_moves} illegal moves, {crashes} crashes in {games:,} "
+                   "games (W/D/L {wins} / {draws} / {losses})[; a move {move_ms} ms on average, the opponent's "
+                   "{opponent_move_ms} ms][; lowest clock {min_clock_s} s]"),
     ("soak.time-loss", "{time_losses} time loss, game {game}, ply {ply}: {clock_s} s on the clock, the move sent "
                        "{sent_ms} ms after the opponent's, received {arrived_s} s after"),
     ("soak.gc", "full collections median **{median_ms} ms**, longest {max_ms} ms ({collections}); before "
