@@ -28,11 +28,10 @@ from pathlib import Path
 import chess.pgn
 
 from engine_process import program
-from match import elo_with_margin, format_elo, format_margin, parse_tc
+from match import DEFAULT_OPENINGS as MATCH_OPENINGS, elo_with_margin, format_elo, format_margin, option_list, parse_tc
 from match_engines import opponent_spec, resolve_command
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OPENINGS = ROOT / "tests" / "data" / "openings" / "noob_3moves_600.epd"
+DEFAULT_OPENINGS = MATCH_OPENINGS.with_name("noob_3moves_600.epd")
 ENGINE_NAME = "Ponderosa"
 
 # cutechess's Termination tag for a game an engine lost by its own fault, and the column it counts in
@@ -130,14 +129,6 @@ def report(opponent: str, tally: Tally) -> str:
             f"{format_elo(elo)} {format_margin(margin)} | {faults} |")
 
 
-def option_pair(text: str) -> tuple[str, object]:
-    name, separator, value = text.partition("=")
-    if not separator or not name:
-        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
-    lowered = value.lower()
-    return name, (lowered == "true") if lowered in ("true", "false") else value
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -148,11 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="cutechess -srand: which openings (default 1)")
     parser.add_argument("--openings", type=Path, default=DEFAULT_OPENINGS, help="EPD or PGN file")
     parser.add_argument("--pgn", type=Path, required=True, help="cutechess writes the games here")
-    parser.add_argument("--engine-option", type=option_pair, action="append", default=[], metavar="NAME=VALUE",
+    parser.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
                         help="a UCI option of Ponderosa (repeatable), e.g. Threads=2")
     parser.add_argument("--cutechess", default="cutechess-cli", help="the cutechess-cli program")
     parser.add_argument("--report-only", action="store_true", help="only read --pgn and print the table")
     args = parser.parse_args(argv)
+    engine_options = option_list(parser, "--engine-option", args.engine_option)
     if not args.report_only:
         cutechess = shutil.which(args.cutechess)
         if cutechess is None:
@@ -163,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         try:
             command = build_command(cutechess, args.opponent, args.games, args.tc, args.concurrency, args.seed,
-                                    args.openings, args.pgn, args.engine_option)
+                                    args.openings, args.pgn, engine_options)
         except ValueError as error:
             print(error, file=sys.stderr)
             return 2

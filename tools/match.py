@@ -54,7 +54,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import chess
 import chess.engine
@@ -687,12 +687,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         if not match or int(match.group(1)) < 1:
             parser.error("--resign takes MOVES:CP, e.g. 4:1000")
         args.resign_moves, args.resign_cp = int(match.group(1)), int(match.group(2))
-    args.engine_options = []
-    for text in args.engine_option:
-        name, equals, value = text.partition("=")
-        if not equals or not name.strip():
-            parser.error(f"--engine-option takes NAME=VALUE, not {text!r}")
-        args.engine_options.append((name.strip(), option_value(value.strip())))
+    args.engine_options = option_list(parser, "--engine-option", args.engine_option)
     if not args.chess960 and not args.openings.is_file():
         parser.error(f"openings file {args.openings} not found")
     return args
@@ -708,12 +703,29 @@ def option_value(text: str) -> object:
         return text
 
 
+def option_list(parser: argparse.ArgumentParser, flag: str, texts: list[str]) -> list[tuple[str, object]]:
+    """(name, value) for each NAME=VALUE given to flag; a parser error for anything else."""
+    options = []
+    for text in texts:
+        name, equals, value = text.partition("=")
+        if not equals or not name.strip():
+            parser.error(f"{flag} takes NAME=VALUE, not {text!r}")
+        options.append((name.strip(), option_value(value.strip())))
+    return options
+
+
+def merged_options(common: Sequence[tuple[str, object]], own: Sequence[tuple[str, object]]) -> list[tuple[str, object]]:
+    """The options of one engine: the common ones, each replaced by the engine's own of the same name."""
+    names = {name for name, _ in own}
+    return [(name, value) for name, value in common if name not in names] + list(own)
+
+
 def engine_spec_from(args: argparse.Namespace) -> EngineSpec:
     words = shlex.split(args.engine)
     extra = tuple(getattr(args, "engine_options", ()))
     known = opponent_spec(words[0]) if len(words) == 1 else None
     if known is not None:
-        options = tuple((k, v) for k, v in known.options if k not in dict(extra)) + extra
+        options = tuple(merged_options(known.options, extra))
         return EngineSpec("engine", args.engine_protocol or known.protocol, known.command, options, known.note)
     return EngineSpec("engine", args.engine_protocol or "xboard", tuple(words), extra)
 

@@ -319,23 +319,6 @@ class Sprt:
         ])
 
 
-def option_list(parser: argparse.ArgumentParser, flag: str, texts: list[str]) -> list[tuple[str, object]]:
-    """(name, value) for each NAME=VALUE given to flag; a parser error for anything else."""
-    options = []
-    for text in texts:
-        name, equals, value = text.partition("=")
-        if not equals or not name.strip():
-            parser.error(f"{flag} takes NAME=VALUE, not {text!r}")
-        options.append((name.strip(), match.option_value(value.strip())))
-    return options
-
-
-def merged_options(common: list[tuple[str, object]], own: list[tuple[str, object]]) -> list[tuple[str, object]]:
-    """The options of one build: the common ones, each replaced by the build's own of the same name."""
-    names = {name for name, _ in own}
-    return [(name, value) for name, value in common if name not in names] + own
-
-
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidate", required=True, help="command of the candidate build")
@@ -380,9 +363,10 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         if not (moves.isdigit() and cp.isdigit() and int(moves) > 0):
             parser.error("--resign takes MOVES:CP, e.g. 4:1000")
         args.resign_moves, args.resign_cp = int(moves), int(cp)
-    args.options = option_list(parser, "--option", args.option)
-    args.candidate_options = merged_options(args.options, option_list(parser, "--candidate-option", args.candidate_option))
-    args.base_options = merged_options(args.options, option_list(parser, "--base-option", args.base_option))
+    args.options = match.option_list(parser, "--option", args.option)
+    args.candidate_options = match.merged_options(args.options,
+                                                  match.option_list(parser, "--candidate-option", args.candidate_option))
+    args.base_options = match.merged_options(args.options, match.option_list(parser, "--base-option", args.base_option))
     if not args.openings.is_file():
         parser.error(f"openings file {args.openings} not found")
     if args.resume is not None and not args.resume.is_file():
