@@ -12,7 +12,9 @@ from pathlib import Path
 import chess
 import pytest
 
+from ponderosa.engine.clock import budget_from_clocks
 from ponderosa.engine.engine import Engine
+from ponderosa.engine.limits import DEFAULT_MOVE_OVERHEAD_MS
 from ponderosa.engine.search import Thinking
 from ponderosa.protocol import cli
 from ponderosa.protocol.console import Console
@@ -236,7 +238,10 @@ def test_go_clocks_movetime_and_movestogo_keep_the_time(uci, reading: str) -> No
     assert seen[-1].at - sent < allowed(0.75)
     sent = time.monotonic()
     _, _, seen = engine.search("go btime 30000 wtime 30000 binc 500 winc 500", seconds=10)
-    assert seen[-1].at - sent < 3.0
+    # The promise is the hard limit (three soft limits here, for an unstable best move), not the
+    # soft one; latency is what a busy machine stretches.
+    budget = budget_from_clocks(30.0, 30.0, 0.5, move_overhead=DEFAULT_MOVE_OVERHEAD_MS / 1000)
+    assert seen[-1].at - sent < budget.hard_seconds + allowed(0.3)
 
 
 def test_bad_go_lines_still_answer_a_legal_move(uci) -> None:
@@ -248,7 +253,7 @@ def test_bad_go_lines_still_answer_a_legal_move(uci) -> None:
         move, _, seen = engine.search(line, seconds=8)
         assert any(line.text.startswith("info string") for line in seen), line
         assert chess.Move.from_uci(move) in chess.Board(MIDGAME).legal_moves
-        assert seen[-1].at - sent < 1.5
+        assert seen[-1].at - sent < allowed(1.5)
 
 
 def test_no_legal_move_answers_0000(uci) -> None:
@@ -315,7 +320,7 @@ def test_book_move_then_unknown_commands(uci) -> None:
     engine = uci(book=True)
     sent = time.monotonic()
     move, _, seen = engine.search("position startpos", "go wtime 60000 btime 60000")
-    assert seen[-1].at - sent < 1.0 and any("book move" in line.text for line in seen)
+    assert seen[-1].at - sent < allowed(1.0) and any("book move" in line.text for line in seen)
     assert chess.Move.from_uci(move) in chess.Board().legal_moves
     engine.send("xyzzy", "go2 depth 3", "register later")
     engine.send("isready")
