@@ -165,12 +165,13 @@ class LevelSearch:
     """One search at a strength level: the capped limits, the collector of its root lines (pass
     it as the search's thinking callback, with multi_pv=lines), and the move chosen at its end."""
 
-    lines = LINES
-
     def __init__(self, level: StrengthLevel, limits: SearchLimits,
                  on_thinking: Callable[[Thinking], None] | None) -> None:
         self.level = level
         self.limits = level.shape(limits)
+        # Without a temperature the best line is always played: the other lines would only cost
+        # depth (about two plies at 10+0.1), so from 2500 up the search keeps one.
+        self.lines = LINES if level.temperature() > 0 else 1
         self.collector = LineCollector(on_thinking)
 
     def choose(self, result: SearchResult) -> SearchResult:

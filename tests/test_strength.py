@@ -12,7 +12,7 @@ import pytest
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.limits import FULL_ELO, MIN_ELO
 from ponderosa.engine.search import SearchLimits, SearchResult
-from ponderosa.engine.strength import SAFE_ELO, StrengthLevel, skill_to_elo
+from ponderosa.engine.strength import LINES, SAFE_ELO, LevelSearch, StrengthLevel, skill_to_elo
 from ponderosa.protocol.console.session import Console
 from ponderosa.protocol.xboard.session import XBoardSession
 
@@ -162,3 +162,13 @@ SHIPPED_CALIBRATION = ((1500, 1108), (1900, 1312), (2300, 1625), (2417, 2052), (
 def test_the_shipped_calibration_is_pinned() -> None:
     from ponderosa.engine import strength
     assert strength.CALIBRATION == SHIPPED_CALIBRATION
+
+
+def test_a_level_without_temperature_searches_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ponderosa.engine.strength.CALIBRATION", ())   # the designed levels
+    limits = SearchLimits(soft_seconds=1.0, hard_seconds=2.0)
+    warm = LevelSearch(StrengthLevel(limit=True, target=2400), limits, None)
+    cold = LevelSearch(StrengthLevel(limit=True, target=2500), limits, None)
+    assert (warm.lines, cold.lines) == (LINES, 1)   # the choice among lines ends with the temperature
+    result = SearchResult("e2e4", 30, 9, 50_000, 0.5, ["e2e4"])
+    assert cold.choose(result) is result
