@@ -25,11 +25,11 @@ SAFE_ELO = 2000          # from here up: mates are played, nothing worse than SA
 SAFE_MARGIN = 150        # centipawns
 LINES = 4                # root moves the choice is made among
 
-# Measured points (level set, Elo it played at) from tools/calibrate_strength.py: 100 games a level
-# at 10+0.1 against Stockfish at a set UCI_Elo (CCRL 40/4 scale), with the network as the
-# evaluation (docs/STRENGTH.md, "Strength levels"); 2417 is where the straight line between 2300
-# and 2700 was checked and found far off. Empty: a level plays at its design Elo.
-CALIBRATION: tuple[tuple[int, int], ...] = ((1500, 1108), (1900, 1312), (2300, 1625), (2417, 2052), (2700, 2222))
+# Measured points (level set, Elo it played at) from tools/calibrate_strength.py with the network
+# net-093: 60-80 games a level at 10+0.1 against Stockfish at a set UCI_Elo (CCRL 40/4 scale), each
+# against the Stockfish level nearest the ratings the point serves (docs/STRENGTH.md, "Strength
+# levels"). Empty: a level plays at its design Elo.
+CALIBRATION: tuple[tuple[int, int], ...] = ((1500, 1095), (2000, 1661), (2300, 1908), (2417, 1977), (3000, 2453))
 
 
 def calibrated_level(elo: int, points: tuple[tuple[int, int], ...] | None = None) -> int:

@@ -84,7 +84,7 @@ TABLES: dict[str, Table] = {
     "strength": Table(("match.ethereal12", "match.ethereal12-cutechess", "match.stockfish11", "match.toga2",
                        "match.crafty", "match.base-571b793", "match.threads2", "match.debian*"), columns=MATCH),
     "accepted": Table(("sprt.*",), where=(("decision", "H1*"),), columns=MATCH),
-    "calibration": Table(("calibration.level*", "calibration.check*"),
+    "calibration": Table(("calibration.net-093.level*", "calibration.net-093.check*"),
                          columns=("what", "result", "commit", "date", "command")),
     "nnue": Table(("sprt.net-093", "match.ethereal12", "nnue.speed.net-093", "nnue.train.net-093"), columns=MATCH),
 }
