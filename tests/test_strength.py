@@ -12,7 +12,7 @@ import pytest
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.limits import FULL_ELO, MIN_ELO
 from ponderosa.engine.search import SearchLimits, SearchResult
-from ponderosa.engine.strength import LINES, SAFE_ELO, LevelSearch, StrengthLevel, skill_to_elo
+from ponderosa.engine.strength import LINES, SAFE_ELO, SAFE_MARGIN, LevelSearch, StrengthLevel, skill_to_elo
 from ponderosa.protocol.console.session import Console
 from ponderosa.protocol.xboard.session import XBoardSession
 
@@ -156,7 +156,7 @@ def test_console_game_moves_are_played_at_the_level() -> None:
 # The shipped mapping from UCI_Elo to the level played (engine/strength.py), measured against
 # Stockfish's rated levels (docs/STRENGTH.md, "Strength levels"). A recalibration changes it
 # deliberately, with the new measurements, in the same commit.
-SHIPPED_CALIBRATION = ((1500, 1095), (2000, 1661), (2300, 1908), (2417, 1977), (3000, 2453))
+SHIPPED_CALIBRATION = ((1500, 1095), (1858, 1336), (2000, 1661), (2300, 1908), (2417, 1977), (3000, 2453))
 
 
 def test_the_shipped_calibration_is_pinned() -> None:
@@ -172,3 +172,18 @@ def test_a_level_without_temperature_searches_one_line(monkeypatch: pytest.Monke
     assert (warm.lines, cold.lines) == (LINES, 1)   # the choice among lines ends with the temperature
     result = SearchResult("e2e4", 30, 9, 50_000, 0.5, ["e2e4"])
     assert cold.choose(result) is result
+
+
+def test_the_guard_fades_in_below_safe_elo_and_goes_by_the_design_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ponderosa.engine.strength.CALIBRATION", ())
+    margins = [StrengthLevel(limit=True, target=elo).guard_margin() for elo in (2400, SAFE_ELO, 1900, 1800)]
+    assert margins == [SAFE_MARGIN, SAFE_MARGIN, 2 * SAFE_MARGIN, 4 * SAFE_MARGIN]
+    lines = {"g5g6": 50, "g5f6": 20, "g5h4": -200, "d7d6": -850}
+    result = SearchResult("g5g6", 50, 5, 1000, 0.1, ["g5g6"])
+    below = StrengthLevel(limit=True, target=1900, rng=random.Random(2))   # margin 300: g5h4 in, d7d6 out
+    assert {below.choose(result, lines).best_move for _ in range(400)} == {"g5g6", "g5f6", "g5h4"}
+    # A UCI_Elo under SAFE_ELO that the calibration plays at a design level above it has the guard.
+    monkeypatch.setattr("ponderosa.engine.strength.CALIBRATION", ((1500, 1000), (2500, 2000)))
+    mapped = StrengthLevel(limit=True, target=1800, rng=random.Random(3))
+    assert mapped.design_elo() == 2300 and mapped.guard_margin() == SAFE_MARGIN
+    assert "g5h4" not in {mapped.choose(result, lines).best_move for _ in range(400)}
