@@ -33,7 +33,8 @@ LINES = 4                # root moves the choice is made among
 # against the Stockfish level nearest the ratings the point serves (docs/STRENGTH.md, "Strength
 # levels"); (1858, 1336) is the check of UCI_Elo 1500 that the straight line from 1500 to 2000
 # missed, played before the guard faded in below SAFE_ELO. Empty: a level plays at its design Elo.
-CALIBRATION: tuple[tuple[int, int], ...] = ((1500, 1095), (1858, 1336), (2000, 1661), (2300, 1908), (2417, 1977), (3000, 2453))
+CALIBRATION: tuple[tuple[int, int], ...] = ((1500, 1095), (1858, 1336), (2000, 1661), (2300, 1908), (2417, 1977),
+                                            (3000, 2453))
 
 
 def calibrated_level(elo: int, points: tuple[tuple[int, int], ...] | None = None) -> int:

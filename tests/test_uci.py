@@ -14,7 +14,6 @@ import pytest
 
 from ponderosa.engine.clock import budget_from_clocks
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.limits import DEFAULT_MOVE_OVERHEAD_MS
 from ponderosa.engine.search import Thinking
 from ponderosa.protocol import cli
 from ponderosa.protocol.console import Console
@@ -240,7 +239,7 @@ def test_go_clocks_movetime_and_movestogo_keep_the_time(uci, reading: str) -> No
     _, _, seen = engine.search("go btime 30000 wtime 30000 binc 500 winc 500", seconds=10)
     # The promise is the hard limit (three soft limits here, for an unstable best move), not the
     # soft one; latency is what a busy machine stretches.
-    budget = budget_from_clocks(30.0, 30.0, 0.5, move_overhead=DEFAULT_MOVE_OVERHEAD_MS / 1000)
+    budget = budget_from_clocks(30.0, 30.0, 0.5)   # the engine's default Move Overhead, as here
     assert seen[-1].at - sent < budget.hard_seconds + allowed(0.3)
 
 
@@ -376,7 +375,6 @@ def test_clock_budgets_come_from_the_one_allocation() -> None:
         TimeControl,
         allocate,
         budget_for_move_time,
-        budget_from_clocks,
         deadline_seconds,
     )
     assert budget_from_clocks(60.0, 60.0, 1.0) == allocate(TimeControl(0, 60.0, 1.0), 60.0, 60.0, 0)

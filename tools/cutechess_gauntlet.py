@@ -28,7 +28,8 @@ from pathlib import Path
 import chess.pgn
 
 from engine_process import program
-from match import DEFAULT_OPENINGS as MATCH_OPENINGS, elo_with_margin, format_elo, format_margin, option_list, parse_tc
+from match import DEFAULT_OPENINGS as MATCH_OPENINGS
+from match import elo_with_margin, format_elo, format_margin, option_list, parse_tc
 from match_engines import opponent_spec, resolve_command
 
 DEFAULT_OPENINGS = MATCH_OPENINGS.with_name("noob_3moves_600.epd")
@@ -102,7 +103,8 @@ def tally_games(pgn: Path, engine_name: str = ENGINE_NAME) -> Tally:
             headers = game.headers
             engine_white = headers.get("White") == engine_name
             if not engine_white and headers.get("Black") != engine_name:
-                raise ValueError(f"{pgn}: a game without {engine_name}: {headers.get('White')} - {headers.get('Black')}")
+                players = f"{headers.get('White')} - {headers.get('Black')}"
+                raise ValueError(f"{pgn}: a game without {engine_name}: {players}")
             result = headers.get("Result", "*")
             if result not in ("1-0", "0-1", "1/2-1/2"):
                 tally.unfinished += 1
@@ -123,7 +125,8 @@ def report(opponent: str, tally: Tally) -> str:
     score = 100 * sum(tally.points) / games if games else math.nan
     faults = " | ".join(f"{tally.faults[('engine', kind)]}/{tally.faults[('opponent', kind)]}"
                         for kind in ("time", "illegal", "crash"))
-    return ("| opponent | games | wins | draws | losses | score | Elo | time losses E/O | illegal E/O | crashes or stalls E/O |\n"
+    return ("| opponent | games | wins | draws | losses | score | Elo | time losses E/O | illegal E/O "
+            "| crashes or stalls E/O |\n"
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
             f"| {opponent} | {games} | {tally.wins} | {tally.draws} | {tally.losses} | {score:.1f}% | "
             f"{format_elo(elo)} {format_margin(margin)} | {faults} |")

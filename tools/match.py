@@ -52,9 +52,10 @@ import shlex
 import sys
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 import chess
 import chess.engine

@@ -364,9 +364,10 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
             parser.error("--resign takes MOVES:CP, e.g. 4:1000")
         args.resign_moves, args.resign_cp = int(moves), int(cp)
     args.options = match.option_list(parser, "--option", args.option)
-    args.candidate_options = match.merged_options(args.options,
-                                                  match.option_list(parser, "--candidate-option", args.candidate_option))
-    args.base_options = match.merged_options(args.options, match.option_list(parser, "--base-option", args.base_option))
+    candidate_own = match.option_list(parser, "--candidate-option", args.candidate_option)
+    base_own = match.option_list(parser, "--base-option", args.base_option)
+    args.candidate_options = match.merged_options(args.options, candidate_own)
+    args.base_options = match.merged_options(args.options, base_own)
     if not args.openings.is_file():
         parser.error(f"openings file {args.openings} not found")
     if args.resume is not None and not args.resume.is_file():
