@@ -94,3 +94,16 @@ def test_a_bad_time_control_is_named(tmp_path: Path, capsys: pytest.CaptureFixtu
     path = write(tmp_path, "bad.pgn", MATCH_GAME.replace('"5+1"', '"five"'))
     assert clock_report.main([str(path)]) == 1
     assert "five" in capsys.readouterr().err
+
+
+def test_faults_are_charged_to_the_side_that_made_them(tmp_path: Path) -> None:
+    illegal = MATCH_GAME.replace('[Result "1/2-1/2"]', '[Result "1-0"]').replace(
+        '"normal"', '"rules infraction"').replace(
+        "4.500s } 1/2-1/2", "4.500s } { Black (Beta) plays an illegal move: e1e8 } 1-0")
+    crash = OVERDRAWN_GAME.replace('[Result "1/2-1/2"]', '[Result "0-1"]').replace(
+        '"normal"', '"rules infraction"').replace(
+        "1.100s } 1/2-1/2", "1.100s } { White (Alpha) crashed: exit code -11 } 0-1")
+    table = clock_report.report([write(tmp_path, "a.pgn", illegal), write(tmp_path, "b.pgn", crash)])
+    assert (table["Beta"]["illegal_moves"], table["Beta"]["crashes"]) == (1, 0)
+    assert (table["Alpha"]["illegal_moves"], table["Alpha"]["crashes"]) == (0, 1)
+    assert table["Alpha"]["errors"] == table["Beta"]["errors"] == 0

@@ -4,7 +4,8 @@ The match and SPRT scripts write every move's time into its comment (`{ +0.31/14
 the control into the TimeControl tag (`10+0.1`); the clock of each side is rebuilt from those the
 way the scripts keep it: the move's time off, then the increment on. A clock below zero is a
 time loss, and so is a game the scripts ended with Termination "time forfeit" (such a move is
-not in the PGN).
+not in the PGN). Illegal moves, crashes and engine errors are read from a game that ended with
+Termination "rules infraction".
 
 Sides: in an SPRT's PGN (Event "Ponderosa SPRT") the candidate has White in the first game of
 each pair (Round "N.1") and Black in the second; elsewhere a side is a player's name.
@@ -28,6 +29,9 @@ import chess.pgn
 
 MOVE_TIME = re.compile(r"(?:^|\s)(\d+(?:\.\d+)?)s(?:\s|$)")
 EARLY_MOVES = 30   # a side's first moves out of the opening, where the clock is spent most freely
+# The scripts' words for a fault (tools/match_games.py), in the game's last comment.
+FAULTS = {"plays an illegal move": "illegal_moves", "crashed": "crashes", "engine error": "errors",
+          "made no move": "errors"}
 
 
 @dataclass
@@ -42,11 +46,13 @@ class SideClock:
     at_end: list[float] = field(default_factory=list)    # each game's clock after its last move
     early_seconds: float = 0.0
     early_moves: int = 0
+    faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS.values(), 0))
 
     def summary(self) -> dict[str, float | int | None]:
         return {
             "games": self.games,
             "time_losses": self.time_losses,
+            **self.faults,
             "move_ms": round(1000 * self.seconds / self.moves, 1) if self.moves else None,
             "first30_s_per_move": round(self.early_seconds / self.early_moves, 3) if self.early_moves else None,
             "min_clock_s": round(min(self.lowest), 3) if self.lowest else None,
@@ -86,6 +92,16 @@ def lost_on_time(game: chess.pgn.Game) -> bool | None:
     return {"0-1": True, "1-0": False}.get(game.headers.get("Result", ""))
 
 
+def infraction(game: chess.pgn.Game) -> tuple[bool, str] | None:
+    """(the colour at fault, True: White; the kind) of a game lost by a rules infraction."""
+    if game.headers.get("Termination") != "rules infraction":
+        return None
+    colour = {"0-1": True, "1-0": False}.get(game.headers.get("Result", ""))
+    words = game.end().comment
+    kind = next((name for phrase, name in FAULTS.items() if phrase in words), "errors")
+    return None if colour is None else (colour, kind)
+
+
 def add_game(game: chess.pgn.Game, sides: dict[str, SideClock]) -> None:
     base, increment = parse_time_control(game.headers.get("TimeControl", ""))
     names = side_names(game)
@@ -114,10 +130,13 @@ def add_game(game: chess.pgn.Game, sides: dict[str, SideClock]) -> None:
             record.early_moves += 1
             record.early_seconds += seconds
     forfeit = lost_on_time(game)
+    fault = infraction(game)
     for colour in (chess.WHITE, chess.BLACK):
         record = records[colour]
         record.games += 1
         record.time_losses += below_zero[colour] or forfeit == colour
+        if fault is not None and fault[0] == colour:
+            record.faults[fault[1]] += 1
         record.lowest.append(lowest[colour])
         record.at_end.append(clocks[colour])
 
