@@ -26,12 +26,16 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+from sprt import candidate_side
+
+from match import parse_tc  # tools/match.py, beside this script: the scripts' --tc, written as TimeControl
+from match_games import FAULT_WORDS
 
 MOVE_TIME = re.compile(r"(?:^|\s)(\d+(?:\.\d+)?)s(?:\s|$)")
 EARLY_MOVES = 30   # a side's first moves out of the opening, where the clock is spent most freely
-# The scripts' words for a fault (tools/match_games.py), in the game's last comment.
-FAULTS = {"plays an illegal move": "illegal_moves", "crashed": "crashes", "engine error": "errors",
-          "made no move": "errors"}
+# The figure each fault counts in, by the match scripts' words for it in the game's last comment;
+# any other infraction (a null move, a false claim) is an engine error.
+FAULTS = {FAULT_WORDS["illegal"]: "illegal_moves", FAULT_WORDS["crash"]: "crashes", FAULT_WORDS["error"]: "errors"}
 
 
 @dataclass
@@ -61,15 +65,6 @@ class SideClock:
         }
 
 
-def parse_time_control(text: str) -> tuple[float, float]:
-    """(base, increment) in seconds from a PGN TimeControl tag such as `10+0.1` or `60`."""
-    base, _, increment = text.partition("+")
-    try:
-        return float(base), float(increment or 0)
-    except ValueError:
-        raise ValueError(f"TimeControl {text!r} is not BASE or BASE+INCREMENT in seconds") from None
-
-
 def move_seconds(comment: str) -> float | None:
     match = MOVE_TIME.search(comment)
     return float(match.group(1)) if match else None
@@ -79,31 +74,29 @@ def side_names(game: chess.pgn.Game) -> tuple[str, str]:
     """(White's side, Black's side)."""
     headers = game.headers
     if "SPRT" in headers.get("Event", ""):
-        if headers.get("Round", "").endswith(".2"):
-            return "base", "candidate"
-        return "candidate", "base"
+        _, candidate_white = candidate_side(headers.get("Round", ""))
+        return ("candidate", "base") if candidate_white else ("base", "candidate")
     return headers.get("White", "?"), headers.get("Black", "?")
 
 
-def lost_on_time(game: chess.pgn.Game) -> bool | None:
-    """The colour that lost on time by the scripts' verdict (True: White), None if none did."""
-    if game.headers.get("Termination") != "time forfeit":
+def loser(game: chess.pgn.Game, termination: str) -> bool | None:
+    """The colour that lost a game ended by termination (True: White), None for any other game."""
+    if game.headers.get("Termination") != termination:
         return None
     return {"0-1": True, "1-0": False}.get(game.headers.get("Result", ""))
 
 
 def infraction(game: chess.pgn.Game) -> tuple[bool, str] | None:
     """(the colour at fault, True: White; the kind) of a game lost by a rules infraction."""
-    if game.headers.get("Termination") != "rules infraction":
+    colour = loser(game, "rules infraction")
+    if colour is None:
         return None
-    colour = {"0-1": True, "1-0": False}.get(game.headers.get("Result", ""))
     words = game.end().comment
-    kind = next((name for phrase, name in FAULTS.items() if phrase in words), "errors")
-    return None if colour is None else (colour, kind)
+    return colour, next((name for phrase, name in FAULTS.items() if phrase in words), "errors")
 
 
 def add_game(game: chess.pgn.Game, sides: dict[str, SideClock]) -> None:
-    base, increment = parse_time_control(game.headers.get("TimeControl", ""))
+    base, increment = parse_tc(game.headers.get("TimeControl", ""))
     names = side_names(game)
     clocks = {chess.WHITE: base, chess.BLACK: base}
     lowest = {chess.WHITE: base, chess.BLACK: base}
@@ -129,7 +122,7 @@ def add_game(game: chess.pgn.Game, sides: dict[str, SideClock]) -> None:
             counted[colour] += 1
             record.early_moves += 1
             record.early_seconds += seconds
-    forfeit = lost_on_time(game)
+    forfeit = loser(game, "time forfeit")   # the losing move is not in the PGN
     fault = infraction(game)
     for colour in (chess.WHITE, chess.BLACK):
         record = records[colour]

@@ -15,6 +15,8 @@ from match_engines import Player
 
 FORFEIT_WAIT = 1.0     # after a flag fall, how long to go on waiting (only to report how late the move was)
 ENGINE_SIDE, OPPONENT_SIDE = "engine", "opponent"
+# A fault's words in the game's last comment (tools/clock_report.py reads them back).
+FAULT_WORDS = {"illegal": "plays an illegal move", "crash": "crashed", "error": "engine error"}
 
 
 def rules_end(board: chess.Board) -> tuple[str, str] | None:
@@ -169,8 +171,7 @@ def play_game(job: Job, engine: Player, opponent: Player, settings: Settings,
                  "time forfeit")
             break
         if outcome.fault is not None:
-            words = {"illegal": "plays an illegal move", "crash": "crashed", "error": "engine error"}[outcome.fault]
-            lose(color, outcome.fault, f"{who} {words}: {outcome.detail}", "rules infraction")
+            lose(color, outcome.fault, f"{who} {FAULT_WORDS[outcome.fault]}: {outcome.detail}", "rules infraction")
             break
         assert outcome.result is not None
         play = outcome.result
@@ -185,7 +186,7 @@ def play_game(job: Job, engine: Player, opponent: Player, settings: Settings,
                 lose(color, "error", f"{who} made no move (a false claim or a null best move)", "rules infraction")
             break
         if move not in board.legal_moves:
-            lose(color, "illegal", f"{who} plays an illegal move: {move.uci()}", "rules infraction")
+            lose(color, "illegal", f"{who} {FAULT_WORDS['illegal']}: {move.uci()}", "rules infraction")
             break
         board.push(move)
         clocks[color] += settings.inc

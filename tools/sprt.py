@@ -155,18 +155,25 @@ class Tally:
 # ---------------------------------------------------------------- resuming an earlier run
 
 
-def candidate_points(round_number: str, result: str) -> tuple[int, float] | None:
-    """(pair index, the candidate's points) of a game's Round ("7.1": pair 7, candidate White;
-    "7.2": colours swapped) and Result; None for an unfinished game ("*")."""
+def candidate_side(round_number: str) -> tuple[int, bool]:
+    """(pair index, whether the candidate has White) of a game's Round: "7.1" is pair 7 with the
+    candidate White, "7.2" the same opening with colours swapped (the order worker() plays them)."""
     pair, dot, game = round_number.partition(".")
     if not (dot and pair.isdigit() and int(pair) > 0 and game in ("1", "2")):
         raise ValueError(f"Round {round_number!r} is not PAIR.1 or PAIR.2")
+    return int(pair) - 1, game == "1"
+
+
+def candidate_points(round_number: str, result: str) -> tuple[int, float] | None:
+    """(pair index, the candidate's points) of a game's Round (candidate_side) and Result; None
+    for an unfinished game ("*")."""
+    pair, candidate_white = candidate_side(round_number)
     white_points = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}.get(result)
     if white_points is None:
         if result == "*":
             return None
         raise ValueError(f"Result {result!r} is not a game result")
-    return int(pair) - 1, white_points if game == "1" else 1.0 - white_points
+    return pair, white_points if candidate_white else 1.0 - white_points
 
 
 def resumed_pairs(path: Path, openings: list[tuple[int, str]]) -> dict[int, tuple[float, float]]:
