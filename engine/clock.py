@@ -12,8 +12,11 @@ How a budget is made (`allocate`):
   on every move, so incremental controls assume 20 (measured at 10+0.1: with 40 the engine
   ended its games with about 4 of its 10 seconds unused and spent 4.8 s on its first 20
   moves, where Ethereal spent 8; docs/STRENGTH.md);
-- the per-move latency allowance (option Move Overhead, by default `MOVE_OVERHEAD`) and the
-  operator's time are set aside for every move to go, unless the increment pays for them;
+- the per-move latency allowance (option Move Overhead, by default `MOVE_OVERHEAD`), a chess
+  server's lag and the operator's time are set aside for every move to go, unless the increment
+  pays for them; in sudden death the allowance and the lag (what the increment does not pay of
+  them) are set aside for 80 moves (`COST_RESERVE_MOVES`), as every move costs them however
+  short its thinking;
 - soft = spendable clock / moves to go + the increment left after that allowance;
 - hard = 4x soft in conventional controls, 3x in sudden death and incremental ones (the soft
   limit before `usage` and pondering raise it), never more than half the clock and never more
@@ -45,7 +48,7 @@ SESSION_AVERAGE_CAP = 3      # conventional soft <= 3x the session's average (Cr
 PONDER_FACTOR = 1.25         # pondering on: expect ponder hits, spend a quarter more (Stockfish)
 USAGE_LIMIT = 50             # `usage` is clamped to +-50 percent, as Crafty's option.c does
 BEHIND_FACTOR = 1.5          # opponent has 1.5x our clock: we are behind (Crafty's mildest step)
-LAG_RESERVE_MOVES = 80       # server mode, sudden death: network lag is held back for this many moves
+COST_RESERVE_MOVES = 80      # sudden death: overhead and lag the increment does not pay, held back for this many moves
 BEHIND_SCALE = 0.8           # ...and then spend a fifth less (Crafty divides by 3 against humans)
 
 
@@ -317,10 +320,10 @@ def allocate(control: TimeControl, own_seconds: float | None, opponent_seconds: 
     else:
         horizon = SD_MOVES_TO_GO
     spendable = clock - safety - horizon * max(0.0, -increment_left)
-    if not conventional and lag_seconds > 0 and increment_left < 0:
-        # Lag is paid on every move however short the thinking: a long lightning game must
-        # still have it when the clock is nearly gone, so it is kept for more moves.
-        spendable -= (LAG_RESERVE_MOVES - horizon) * min(lag_seconds, -increment_left)
+    if not conventional and increment_left < 0:
+        # Overhead and lag are paid on every move however short the thinking: a long sudden-death
+        # game must still have them when the clock is nearly gone, so they are kept for more moves.
+        spendable -= (COST_RESERVE_MOVES - horizon) * min(move_overhead + lag_seconds, -increment_left)
     soft = max(0.0, spendable) / horizon + max(0.0, increment_left)
     if conventional:
         # Crafty caps the target at 3x the session's average, so saved time is spread, not dumped.

@@ -8,6 +8,7 @@ import itertools
 import pytest
 
 from ponderosa.engine.clock import (
+    COST_RESERVE_MOVES,
     MIN_BUDGET,
     MOVE_OVERHEAD,
     ClockSetting,
@@ -493,13 +494,15 @@ def clock_after_typical_play(control: TimeControl, moves: int, share: float = 0.
 
 def test_an_incremental_game_spends_most_of_its_clock() -> None:
     """At 10+0.1 the first 20 moves get more than half of the clock, and after 60 moves
-    less than two fifths is left, yet the increment keeps a reserve (the default Move Overhead,
-    100 ms, takes the whole increment: docs/TIME.md)."""
+    less than two fifths is left, yet the increment keeps a reserve (docs/TIME.md)."""
     control = parse_level("0 0:10 0.1")
     assert control.base_seconds + 20 * 0.1 - clock_after_typical_play(control, 20) > 5.0
     assert 0.5 < clock_after_typical_play(control, 60) < 10.0 * 2 / 5
 
 
 def test_sudden_death_keeps_its_forty_move_horizon() -> None:
+    """A fortieth of the clock less the safety margin and the overhead held back for 80 moves."""
     control = parse_level("0 1 0")
-    assert allocate(control, 60.0, 60.0, 0).soft_seconds == pytest.approx((60.0 - 1.0 - 40 * MOVE_OVERHEAD) / 40)
+    assert COST_RESERVE_MOVES == 80
+    assert allocate(control, 60.0, 60.0, 0).soft_seconds == \
+        pytest.approx((60.0 - 1.0 - COST_RESERVE_MOVES * MOVE_OVERHEAD) / 40)

@@ -12,6 +12,7 @@ import chess.engine
 import pytest
 
 from ponderosa.engine.clock import (
+    COST_RESERVE_MOVES,
     MIN_BUDGET,
     MOVE_OVERHEAD,
     TimeControl,
@@ -46,12 +47,14 @@ def test_the_default_is_the_limits_module_one() -> None:
 
 @pytest.mark.parametrize("overhead", [0.01, 0.03, 0.05])
 def test_the_soft_limit_drops_by_the_overhead(overhead: float) -> None:
-    """Sudden death holds it back for each of the 40 moves assumed to go; an increment that pays
-    for it gives it up on this move: either way this move's share is the overhead less."""
-    for control, clock in ((SUDDEN_DEATH, 60.0), (INCREMENTAL, 8.0)):
+    """Sudden death holds it back for 80 moves and shares the clock over the 40 assumed to go,
+    so this move's share is twice the overhead less; an increment that pays for it gives it up
+    on this move, the overhead less."""
+    for control, clock, drop in ((SUDDEN_DEATH, 60.0, COST_RESERVE_MOVES / 40 * overhead),
+                                 (INCREMENTAL, 8.0, overhead)):
         plain = allocate(control, clock, clock, 10, move_overhead=0.0).soft_seconds
         held = allocate(control, clock, clock, 10, move_overhead=overhead).soft_seconds
-        assert plain - held == pytest.approx(overhead), control
+        assert plain - held == pytest.approx(drop), control
 
 
 def test_the_hard_limit_leaves_the_overhead_on_the_clock() -> None:
@@ -76,12 +79,13 @@ def test_more_overhead_never_means_more_time() -> None:
 
 def test_a_larger_overhead_saves_a_slow_game() -> None:
     """1 min + 0.1 s, every move to its hard limit and 200 ms beyond: lost with the default
-    allowance and with 200 ms (the worst case needs a margin above the latency), kept for 120
-    moves with a Move Overhead of 300 ms."""
+    allowance and with 150 ms (below the latency), kept for 120 moves with a Move Overhead of
+    200 ms (the part the increment does not pay is held back for 80 moves) and 300 ms."""
     control = parse_level("0 1 0.1")
-    for allowance in (MOVE_OVERHEAD, 0.2):
+    for allowance in (MOVE_OVERHEAD, 0.15):
         with pytest.raises(AssertionError, match="lost on time"):
             play_at_the_hard_limit(control, overhead=0.2, move_overhead=allowance)
+    assert play_at_the_hard_limit(control, overhead=0.2, move_overhead=0.2) >= 0
     assert play_at_the_hard_limit(control, overhead=0.2, move_overhead=0.3) >= 0
 
 
@@ -120,7 +124,7 @@ def test_uci_limits_follow_the_option() -> None:
     plain = search_limits(go, "think", True, False, 0.0)
     held = search_limits(go, "think", True, False, 0.5)
     assert plain.soft_seconds is not None and held.soft_seconds is not None
-    assert plain.soft_seconds - held.soft_seconds == pytest.approx(0.5)
+    assert plain.soft_seconds - held.soft_seconds == pytest.approx(COST_RESERVE_MOVES / 40 * 0.5)
     timed = search_limits(parse_go("movetime 2000"), "think", True, False, 0.1)
     assert timed.hard_seconds == pytest.approx(1.9)
 
@@ -161,8 +165,8 @@ def test_xboard_declares_and_sets_the_option() -> None:
     session.handle("option MoveOverhead=500")
     assert session.clock.move_overhead == pytest.approx(0.5)
     soft_large, _ = session.clock.budget(False, 0.0)
-    assert soft_none - soft_large == pytest.approx(0.5)
-    assert soft_none - soft_default == pytest.approx(MOVE_OVERHEAD)
+    assert soft_none - soft_large == pytest.approx(COST_RESERVE_MOVES / 40 * 0.5)   # sudden death
+    assert soft_none - soft_default == pytest.approx(COST_RESERVE_MOVES / 40 * MOVE_OVERHEAD)
     session.handle("option MoveOverhead=9000")    # out of range: the nearest allowed value
     assert session.clock.move_overhead == pytest.approx(5.0)
     session.handle("option Move Overhead=250")    # UCI's name, typed by hand
