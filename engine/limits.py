@@ -28,6 +28,6 @@ FULL_ELO = 3100
 # Move Overhead (UCI; XBoard's MoveOverhead), in milliseconds: what a move costs on the clock besides the
 # search (the GUI or bot client, pipes, process scheduling, a server's network), kept back from every
 # move's time by engine/clock.py. The default, 30, beat 100 by SPRT at 10+0.1 with no time loss in
-# the 1,024 games; on a heavily loaded machine 100 was needed (docs/TIME.md).
+# its 1,029 games; on a heavily loaded machine 100 was needed (docs/TIME.md).
 DEFAULT_MOVE_OVERHEAD_MS = 30
 MOVE_OVERHEAD_RANGE_MS = (0, 5000)

@@ -15,6 +15,7 @@ from ponderosa.engine.clock import (
     COST_RESERVE_MOVES,
     MIN_BUDGET,
     MOVE_OVERHEAD,
+    SD_MOVES_TO_GO,
     TimeControl,
     allocate,
     budget_for_move_time,
@@ -36,6 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
 SUDDEN_DEATH = parse_level("0 1 0")
 INCREMENTAL = parse_level("0 0:10 0.1")
+# Sudden death holds the overhead back for COST_RESERVE_MOVES and shares the clock over
+# SD_MOVES_TO_GO, so each second of overhead takes this much off a move's soft limit.
+SUDDEN_DEATH_DROP = COST_RESERVE_MOVES / SD_MOVES_TO_GO
 
 
 # -- the allocation ------------------------------------------------------------------------------
@@ -50,7 +54,7 @@ def test_the_soft_limit_drops_by_the_overhead(overhead: float) -> None:
     """Sudden death holds it back for 80 moves and shares the clock over the 40 assumed to go,
     so this move's share is twice the overhead less; an increment that pays for it gives it up
     on this move, the overhead less."""
-    for control, clock, drop in ((SUDDEN_DEATH, 60.0, COST_RESERVE_MOVES / 40 * overhead),
+    for control, clock, drop in ((SUDDEN_DEATH, 60.0, SUDDEN_DEATH_DROP * overhead),
                                  (INCREMENTAL, 8.0, overhead)):
         plain = allocate(control, clock, clock, 10, move_overhead=0.0).soft_seconds
         held = allocate(control, clock, clock, 10, move_overhead=overhead).soft_seconds
@@ -124,7 +128,7 @@ def test_uci_limits_follow_the_option() -> None:
     plain = search_limits(go, "think", True, False, 0.0)
     held = search_limits(go, "think", True, False, 0.5)
     assert plain.soft_seconds is not None and held.soft_seconds is not None
-    assert plain.soft_seconds - held.soft_seconds == pytest.approx(COST_RESERVE_MOVES / 40 * 0.5)
+    assert plain.soft_seconds - held.soft_seconds == pytest.approx(SUDDEN_DEATH_DROP * 0.5)
     timed = search_limits(parse_go("movetime 2000"), "think", True, False, 0.1)
     assert timed.hard_seconds == pytest.approx(1.9)
 
@@ -165,8 +169,8 @@ def test_xboard_declares_and_sets_the_option() -> None:
     session.handle("option MoveOverhead=500")
     assert session.clock.move_overhead == pytest.approx(0.5)
     soft_large, _ = session.clock.budget(False, 0.0)
-    assert soft_none - soft_large == pytest.approx(COST_RESERVE_MOVES / 40 * 0.5)   # sudden death
-    assert soft_none - soft_default == pytest.approx(COST_RESERVE_MOVES / 40 * MOVE_OVERHEAD)
+    assert soft_none - soft_large == pytest.approx(SUDDEN_DEATH_DROP * 0.5)   # sudden death
+    assert soft_none - soft_default == pytest.approx(SUDDEN_DEATH_DROP * MOVE_OVERHEAD)
     session.handle("option MoveOverhead=9000")    # out of range: the nearest allowed value
     assert session.clock.move_overhead == pytest.approx(5.0)
     session.handle("option Move Overhead=250")    # UCI's name, typed by hand
