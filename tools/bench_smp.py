@@ -1,6 +1,6 @@
 """Parallel search speed: time to depth and nodes per second, N threads against 1, in one run.
 
-Usage:  nice python tools/bench_smp.py [--depth D] [--threads N] [--rounds R]
+Usage:  nice python tools/bench_smp.py [--depth D] [--threads N] [--rounds R] [--hash MB]
 Every bench position is searched to depth D from cleared tables, once with one thread and once
 with N, R times over (the order alternates by round, so a change in the machine's load hits both
 sides alike). Prints per round and in total: the time to depth of N threads as a fraction of one
@@ -63,10 +63,15 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--hash", type=int, default=0, metavar="MB",
+                        help="transposition table size (default: the engine's); a deep bench on a small "
+                             "table measures its overwriting as much as the threads")
     args = parser.parse_args()
     engine = Engine()
+    if args.hash:
+        engine.settings.set_hash_size(args.hash * 1024 * 1024)
     single_total, multi_total = Side(1), Side(args.threads)
-    print(f"load average at start: {os.getloadavg()}")
+    print(f"hash {engine.options.hash_bytes // (1024 * 1024)} MB; load average at start: {os.getloadavg()}")
     for round_number in range(args.rounds):
         single, multi = Side(1), Side(args.threads)
         order = (single, multi) if round_number % 2 == 0 else (multi, single)
