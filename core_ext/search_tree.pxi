@@ -219,7 +219,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
-    cdef bint skip_quiets = False, evaluated = False, deferred
+    cdef bint skip_quiets = False, evaluated = False
     cdef CheckInfo check_info   # whether each move gives check, told before it is made
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
@@ -363,34 +363,12 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         elif singular_beta >= beta:
             return singular_beta
 
-    # The hash move is searched before the other moves are scored: it cuts off at most nodes that
-    # have one, and then the others are never scored.
-    deferred = False
-    if hash_move:
-        for i in range(n):
-            if (moves[i] & 0xFFFF) == (hash_move & 0xFFFF):
-                m = moves[i]
-                moves[i] = moves[0]
-                moves[0] = m
-                scores[0] = SCORE_HASH
-                deferred = True
-                break
-    if not deferred:
-        score_moves(s, moves, scores, n, 0, ply)
+    score_moves(s, moves, scores, n, hash_move, ply)
     init_check_info(pos, &check_info)
     best_score = -INFINITE
 
     for i in range(n):
-        if deferred:
-            if i == 0:
-                m = moves[0]
-            else:
-                # The rest are scored now, with what the hash move's search taught the histories.
-                score_moves(s, moves + 1, scores + 1, n - 1, 0, ply)
-                deferred = False
-                m = pick_next(pos, moves, scores, i, n)
-        else:
-            m = pick_next(pos, moves, scores, i, n)
+        m = pick_next(pos, moves, scores, i, n)
         if excluded and (m & 0xFFFF) == (excluded & 0xFFFF):
             continue
         moved_type = pos.board[move_from(m)] & 7
