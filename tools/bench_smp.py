@@ -17,6 +17,7 @@ import os
 
 from ponderosa.engine.bench import BENCH_POSITIONS
 from ponderosa.engine.engine import Engine
+from ponderosa.engine.limits import MEGABYTE
 from ponderosa.engine.search import SearchResult
 
 
@@ -69,9 +70,9 @@ def main() -> None:
     args = parser.parse_args()
     engine = Engine()
     if args.hash:
-        engine.settings.set_hash_size(args.hash * 1024 * 1024)
+        engine.options.set_hash_size(args.hash * MEGABYTE)
     single_total, multi_total = Side(1), Side(args.threads)
-    print(f"hash {engine.options.hash_bytes // (1024 * 1024)} MB; load average at start: {os.getloadavg()}")
+    print(f"hash {engine.options.hash_bytes // MEGABYTE} MB; load average at start: {os.getloadavg()}")
     for round_number in range(args.rounds):
         single, multi = Side(1), Side(args.threads)
         order = (single, multi) if round_number % 2 == 0 else (multi, single)
