@@ -44,25 +44,19 @@ from __future__ import annotations
 import argparse
 import datetime
 import logging
-import math
 import queue
-import random
 import re
 import shlex
 import sys
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import chess
-import chess.engine
-import chess.pgn
-
-# The engine processes and the games live in their own modules (tools/match_engines.py,
-# tools/match_games.py); sprt.py reaches the names it shares through this one.
+# The engine processes, the games, the openings and the report live in their own modules
+# (tools/match_engines.py, match_games.py, match_openings.py, match_report.py); sprt.py,
+# cutechess_gauntlet.py and the tests reach the names they share through this one.
 import match_engines
 from match_engines import (
     OPPONENTS,
@@ -75,17 +69,22 @@ from match_engines import (
     opponent_spec,
     resolve_command,
 )
-from match_games import ENGINE_SIDE, OPPONENT_SIDE, GameRecord, Job, Opening, Settings, play_game
+from match_games import ENGINE_SIDE, GameRecord, Job, Opening, Settings, play_game
+from match_games import OPPONENT_SIDE as OPPONENT_SIDE
+from match_openings import DEFAULT_OPENINGS as DEFAULT_OPENINGS
+from match_openings import build_chess960_openings, build_openings, pairings
+from match_openings import line_to as line_to
+from match_openings import position_fen as position_fen
+from match_openings import read_openings as read_openings
+from match_openings import sample_openings as sample_openings
+from match_report import Z95 as Z95
+from match_report import Tally, table
+from match_report import elo_from_score as elo_from_score
+from match_report import elo_with_margin as elo_with_margin
+from match_report import format_elo as format_elo
+from match_report import format_margin as format_margin
 
-REPO = Path(__file__).resolve().parents[1]
-# The match openings ship with the tests (tests/data/README.md gives their source).
-DEFAULT_OPENINGS = REPO / "tests" / "data" / "openings" / "noob_2moves.epd"
-
-Z95 = 1.959963984540054
 DEFAULT_OPPONENTS = "fairymax,phalanx,sjeng,hoichess,gnuchess"
-
-FAULTS = ("time", "illegal", "crash", "error")
-FAULT_WORDS = {"time": "time losses", "illegal": "illegal moves", "crash": "crashes", "error": "errors"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -102,261 +101,6 @@ def parse_tc(text: str) -> tuple[float, float]:
     if base <= 0:
         raise ValueError(f"time control {text!r}: the base time must be positive")
     return base, inc
-
-
-def elo_from_score(score: float) -> float:
-    """Logistic Elo difference for a score fraction; ±inf at 0 and 1."""
-    if score <= 0:
-        return -math.inf
-    if score >= 1:
-        return math.inf
-    return -400 * math.log10(1 / score - 1)
-
-
-def elo_with_margin(points: list[float]) -> tuple[float, float]:
-    """Elo difference and its 95% margin from per-game points (1, 0.5, 0).
-
-    The margin is ±1.96·σ/√n of the mean score converted through the same formula,
-    (Elo(mean + d) − Elo(mean − d)) / 2. At 0% or 100% the Elo is ∓/±inf and the margin
-    is NaN (undefined); when the interval reaches 0% or 100% the margin is inf.
-    No games give (nan, nan).
-    """
-    n = len(points)
-    if n == 0:
-        return math.nan, math.nan
-    mean = sum(points) / n
-    elo = elo_from_score(mean)
-    if math.isinf(elo):
-        return elo, math.nan
-    variance = sum((p - mean) ** 2 for p in points) / n
-    deviation = Z95 * math.sqrt(variance / n)
-    low, high = mean - deviation, mean + deviation
-    if low <= 0 or high >= 1:
-        return elo, math.inf
-    return elo, (elo_from_score(high) - elo_from_score(low)) / 2
-
-
-def read_openings(path: Path) -> list[tuple[int, str]]:
-    """(line number, text) for every position line of an EPD/FEN file; parsed later by position_fen."""
-    openings = [(number, line.strip()) for number, line in enumerate(path.read_text().splitlines(), 1)
-                if line.strip() and not line.lstrip().startswith("#")]
-    if not openings:
-        raise ValueError(f"{path}: no positions")
-    return openings
-
-
-def position_fen(text: str) -> str:
-    """The FEN of a FEN or EPD line (EPD operations dropped); ValueError if it is no position."""
-    fields = text.split()
-    if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
-        board = chess.Board(" ".join(fields[:6]))
-    else:
-        board, _ = chess.Board.from_epd(text)
-    if not board.is_valid():
-        raise ValueError(f"not a legal position: {text!r}")
-    return board.fen()
-
-
-def sample_openings(openings: list, count: int, seed: int | None) -> list:
-    """`count` openings chosen at random (reproducible for a seed); repeats only if count > len."""
-    rng = random.Random(seed)
-    chosen: list = []
-    while len(chosen) < count:
-        chosen.extend(rng.sample(openings, min(len(openings), count - len(chosen))))
-    return chosen
-
-
-@dataclass(frozen=True)
-class Pairing:
-    opening: int        # index into the sampled openings
-    engine_white: bool  # the tested engine plays White
-
-
-def pairings(n_openings: int, games: int) -> list[Pairing]:
-    """`games` games (even) over the first games/2 openings, each played once with each colour."""
-    if games % 2:
-        raise ValueError("the number of games per opponent must be even (each opening is played twice)")
-    if games // 2 > n_openings:
-        raise ValueError(f"{games} games need {games // 2} openings, only {n_openings} given")
-    return [Pairing(i, white) for i in range(games // 2) for white in (True, False)]
-
-
-def _masks(board: chess.Board) -> tuple[int, ...]:
-    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-            board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK])
-
-
-def _position_key(board: chess.Board) -> str:
-    return " ".join(board.fen().split()[:4])
-
-
-def line_to(fen: str, max_plies: int = 6) -> list[chess.Move] | None:
-    """Moves from the standard start position to the FEN's position (placement, side, castling
-    and en-passant rights equal), or None if none is found within max_plies. Lets the openings be
-    sent to engines as moves, so engines without `setboard` (Fairy-Max) can play them."""
-    target = chess.Board(fen)
-    plies = 2 * (target.fullmove_number - 1) + (target.turn == chess.BLACK)
-    if plies > max_plies:
-        return None
-    target_key, target_masks = _position_key(target), _masks(target)
-
-    def differing_squares(board: chess.Board) -> int:
-        diff = 0
-        for mine, theirs in zip(_masks(board), target_masks):
-            diff |= mine ^ theirs
-        return bin(diff).count("1")
-
-    def search(board: chess.Board, depth: int) -> list[chess.Move] | None:
-        if depth == 0:
-            return [] if _position_key(board) == target_key else None
-        if differing_squares(board) > 4 * depth:   # one ply changes at most 4 squares (castling)
-            return None
-        # Moves that put a piece where the target has that piece first (pawns before pieces, for
-        # the usual move order); the first line found is returned.
-        def order(move: chess.Move) -> tuple[bool, bool]:
-            piece = board.piece_at(move.from_square)
-            lands = target.piece_at(move.to_square) == piece
-            return not lands, piece is None or piece.piece_type != chess.PAWN
-
-        for move in sorted(board.legal_moves, key=order):
-            board.push(move)
-            found = search(board, depth - 1)
-            board.pop()
-            if found is not None:
-                return [move, *found]
-        return None
-
-    found = search(chess.Board(), plies)
-    if found is None and target.fullmove_number == 1 and target.halfmove_clock == 0:
-        # No move counters (EPD): try the short lines with the right side to move.
-        for depth in range(plies + 2, min(max_plies, 4) + 1, 2):
-            found = search(chess.Board(), depth)
-            if found is not None:
-                break
-    return found
-
-
-
-
-
-
-def format_elo(value: float) -> str:
-    if math.isnan(value):
-        return "n/a"
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{round(value):+d}"
-
-
-def format_margin(value: float) -> str:
-    if math.isnan(value):
-        return "n/a"
-    if math.isinf(value):
-        return "±inf"
-    return f"±{value:.0f}"
-
-
-# ----------------------------------------------------------------------------------------------
-# Engine I/O recording (python-chess protocols with a transcript)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-# ----------------------------------------------------------------------------------------------
-# Games
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-# ----------------------------------------------------------------------------------------------
-# Tallies and report
-
-@dataclass
-class Tally:
-    points: list[float] = field(default_factory=list)
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    faults: Counter = field(default_factory=Counter)      # (side, kind) -> count
-    reasons: Counter = field(default_factory=Counter)
-
-    def add(self, record: GameRecord) -> None:
-        points = record.engine_points
-        self.points.append(points)
-        if points == 1:
-            self.wins += 1
-        elif points == 0:
-            self.losses += 1
-        else:
-            self.draws += 1
-        if record.fault:
-            self.faults[(record.fault_side, record.fault)] += 1
-        self.reasons[record.termination if record.termination != "normal" else short_reason(record.reason)] += 1
-
-    def merge(self, other: Tally) -> None:
-        self.points += other.points
-        self.wins += other.wins
-        self.draws += other.draws
-        self.losses += other.losses
-        self.faults.update(other.faults)
-        self.reasons.update(other.reasons)
-
-    def line(self) -> str:
-        return f"+{self.wins} ={self.draws} -{self.losses}"
-
-
-def short_reason(reason: str) -> str:
-    if reason.endswith("mates"):
-        return "checkmate"
-    if "resigns" in reason:
-        return "resignation"
-    if "claims a draw" in reason:
-        return "draw claim"
-    return reason
-
-
-def table(rows: list[tuple[str, Tally]]) -> str:
-    head = ("| opponent | games | W | D | L | score | Elo | ±95% | time losses (E/O) | illegal moves (E/O) "
-            "| crashes (E/O) | errors (E/O) |")
-    lines = [head, "| " + " | ".join(["---"] * 12) + " |"]
-    for name, tally in rows:
-        n = len(tally.points)
-        elo, margin = elo_with_margin(tally.points)
-        score = f"{100 * sum(tally.points) / n:.1f}%" if n else "n/a"
-        faults = [f"{tally.faults[(ENGINE_SIDE, k)]}/{tally.faults[(OPPONENT_SIDE, k)]}" for k in FAULTS]
-        lines.append(f"| {name} | {n} | {tally.wins} | {tally.draws} | {tally.losses} | {score} | "
-                     f"{format_elo(elo)} | {format_margin(margin)} | " + " | ".join(faults) + " |")
-    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -597,18 +341,6 @@ def run_workers(target: Callable[[], None], count: int, stop: threading.Event,
         return True
 
 
-
-
-def build_chess960_openings(count: int, seed: int | None) -> list[Opening]:
-    """`count` Chess960 start positions (numbers 0-959, Scharnagl's numbering as in python-chess's
-    `from_chess960_pos`), drawn at random (reproducible for a seed); repeats only if count > 960."""
-    openings = []
-    for number in sample_openings(list(range(960)), count, seed):
-        board = chess.Board.from_chess960_pos(number)
-        openings.append(Opening(0, board.fen(), None, number))
-    return openings
-
-
 def chess960_refusal(player: Player) -> str | None:
     """Why a started engine cannot play Chess960 through python-chess, or None when it can."""
     engine = player.engine
@@ -625,18 +357,6 @@ def chess960_refusal(player: Player) -> str | None:
     if not player.declared_setboard:
         return "it has no `setboard`, which a Chess960 start position needs"
     return None
-
-
-def build_openings(path: Path, count: int, seed: int | None) -> list[Opening]:
-    openings = []
-    for line, text in sample_openings(read_openings(path), count, seed):
-        try:
-            fen = position_fen(text)
-        except ValueError as error:
-            raise ValueError(f"{path}:{line}: {error}") from None
-        moves = line_to(fen)
-        openings.append(Opening(line, fen, tuple(moves) if moves is not None else None))
-    return openings
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:

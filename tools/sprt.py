@@ -140,12 +140,9 @@ class Tally:
     def add_pair(self, first: float, second: float) -> None:
         self.pairs[int(round(2 * (first + second)))] += 1
         for points in (first, second):
-            if points == 1:
-                self.wins += 1
-            elif points == 0:
-                self.losses += 1
-            else:
-                self.draws += 1
+            self.wins += points == 1
+            self.draws += points == 0.5
+            self.losses += points == 0
 
     @property
     def games(self) -> int:
