@@ -15,8 +15,8 @@ import chess.pgn
 import chess.polyglot
 import pytest
 
-from ponderosa.engine.book import build as book_build
 from ponderosa.engine.book import file as book_file
+from ponderosa.engine.book import pgn_reader
 from ponderosa.engine.book.build import (
     PgnFileError,
     add_to_book,
@@ -176,13 +176,13 @@ def test_two_workers_give_the_same_book(tmp_path: Path, master_sample: tuple[str
     path, _ = master_sample
     calls: list[tuple[int, int, int, float]] = []
     create_book([path], str(tmp_path / "one.book"), max_moves=8, workers=1)
-    monkey_chunk = book_build.CHUNK_BYTES
-    book_build.CHUNK_BYTES = 100_000  # many chunks from the small sample: cutting must not lose or split games
+    monkey_chunk = pgn_reader.CHUNK_BYTES
+    pgn_reader.CHUNK_BYTES = 100_000  # many chunks from the small sample: cutting must not lose or split games
     try:
         create_book([path], str(tmp_path / "two.book"), max_moves=8, workers=2,
                     progress=lambda *values: calls.append(values))
     finally:
-        book_build.CHUNK_BYTES = monkey_chunk
+        pgn_reader.CHUNK_BYTES = monkey_chunk
     assert book_table(str(tmp_path / "one.book")) == book_table(str(tmp_path / "two.book"))
     assert calls and calls[-1][0] == MASTER_GAMES and calls[-1][1] == calls[-1][2] == os.path.getsize(path)
 
