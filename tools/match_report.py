@@ -11,7 +11,6 @@ from match_games import ENGINE_SIDE, OPPONENT_SIDE, GameRecord
 Z95 = 1.959963984540054
 
 FAULTS = ("time", "illegal", "crash", "error")
-FAULT_WORDS = {"time": "time losses", "illegal": "illegal moves", "crash": "crashes", "error": "errors"}
 
 
 def elo_from_score(score: float) -> float:
