@@ -5,6 +5,7 @@ import importlib.util
 import os
 import re
 import sys
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,28 @@ def _own_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     """Each test runs in a directory of its own: engines write learned data and .lrn files to
     their working directory, and one test's learning must not steer another's games."""
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _no_search_outlives_its_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Stop the search of every in-process Engine the test made. A console engine ponders after
+    its move; left so, its search thread runs until the worker process ends and takes a core from
+    every later test of that worker."""
+    from ponderosa.engine.engine import Engine
+
+    made: list[weakref.ref[Engine]] = []
+    original = Engine.__init__
+
+    def recording_init(self: Engine, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)
+        made.append(weakref.ref(self))
+
+    monkeypatch.setattr(Engine, "__init__", recording_init)
+    yield
+    for reference in made:
+        engine = reference()
+        if engine is not None:
+            engine.end_search()
 
 
 def data_file(*parts: str) -> Path:
