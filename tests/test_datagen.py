@@ -17,6 +17,7 @@ from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.search import Searcher
 
+import tune_positions  # beside tools/tune.py, on the tests' path
 from tests.conftest import load_tool
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ def test_a_short_run_writes_positions_the_tuner_reads(tmp_path: Path) -> None:
                          "--max-plies", "60", "--skip-plies", "4"]) == 0
     header = out.read_text(encoding="utf-8").splitlines()[0]
     assert header.startswith("# Ponderosa self-play: 4 games at 300 nodes")
-    positions = list(tune.read_position_file(out))
+    positions = list(tune_positions.read_position_file(out))
     assert positions
     assert all(result in (0.0, 0.5, 1.0) for _, result, _ in positions)
     assert len(positions) <= 4 * 12

@@ -15,6 +15,7 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.position_set import PositionSet, is_quiet
 
+import tune_positions  # beside tools/tune.py, on the tests' path
 from tests.conftest import data_file, load_tool
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,27 +89,27 @@ def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "positions.txt"
     path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.5\nnot a fen;1\n")
     with pytest.raises(SystemExit, match=r"positions.txt:2"):
-        list(tune.read_position_file(path))
+        list(tune_positions.read_position_file(path))
     path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;1.5\n")
     with pytest.raises(SystemExit, match=r"positions.txt:1: result '1.5'"):
-        list(tune.read_position_file(path))
+        list(tune_positions.read_position_file(path))
     path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.7\n")   # a tools/label.py label
-    assert [result for _, result, _ in tune.read_position_file(path)] == [0.7]
+    assert [result for _, result, _ in tune_positions.read_position_file(path)] == [0.7]
 
 
 def test_position_files_number_their_games(tmp_path: Path) -> None:
     start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     marked = tmp_path / "marked.txt"
     marked.write_text(f"# header\n# game\n{start};1\n{start};1\n# game\n{start};0\n")
-    assert [game for _, _, game in tune.read_position_file(marked)] == [1, 1, 2]
+    assert [game for _, _, game in tune_positions.read_position_file(marked)] == [1, 1, 2]
     plain = tmp_path / "plain.txt"
     plain.write_text(f"{start};1\n{start};1\n{start};0\n")
-    assert [game for _, _, game in tune.read_position_file(plain)] == [0, 1, 2]
+    assert [game for _, _, game in tune_positions.read_position_file(plain)] == [0, 1, 2]
 
 
 def test_whole_games_are_held_out() -> None:
     samples = [(f"fen{game}-{i}", float(game % 2), game) for game in range(50) for i in range(game % 7 + 1)]
-    ordered, held = tune.hold_out_games(samples, seed=3)
+    ordered, held = tune_positions.hold_out_games(samples, seed=3)
     assert sorted(ordered) == sorted((fen, result) for fen, result, _ in samples)
     game_of = {fen: game for fen, _, game in samples}
     held_games = {game_of[fen] for fen, _ in ordered[:held]}
@@ -118,11 +119,11 @@ def test_whole_games_are_held_out() -> None:
 
 
 def test_equal_material_means_the_same_pieces_and_pawns_on_both_sides() -> None:
-    assert tune.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
-    assert tune.has_equal_material("4k3/pp6/8/8/8/8/6PP/4K3 w - - 0 1")
-    assert not tune.has_equal_material("4k3/pp6/8/8/8/8/7P/4K3 w - - 0 1")                # a pawn down
-    assert not tune.has_equal_material("r3k3/8/8/8/8/8/8/1B2K3 w - - 0 1")                 # the exchange
-    assert not tune.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w - - 0 1")
+    assert tune_positions.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert tune_positions.has_equal_material("4k3/pp6/8/8/8/8/6PP/4K3 w - - 0 1")
+    assert not tune_positions.has_equal_material("4k3/pp6/8/8/8/8/7P/4K3 w - - 0 1")                # a pawn down
+    assert not tune_positions.has_equal_material("r3k3/8/8/8/8/8/8/1B2K3 w - - 0 1")                 # the exchange
+    assert not tune_positions.has_equal_material("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w - - 0 1")
 
 
 def test_frozen_weights_are_not_tuned() -> None:
@@ -204,5 +205,5 @@ def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.Capt
     assert namespace["EVAL_WEIGHTS"] != evaluate.default_weights()
     lines = [line for line in saved.read_text().splitlines() if line != "# game"]
     assert len(lines) > 300 and all(line.rsplit(";", 1)[1] in ("1", "0.5", "0") for line in lines)
-    games = {game for _, _, game in tune.read_position_file(saved)}
+    games = {game for _, _, game in tune_positions.read_position_file(saved)}
     assert len(lines) / 3 <= len(games) < len(lines)   # up to --per-game 3 positions a game, numbered by game

@@ -32,7 +32,7 @@ import chess.engine
 
 from ponderosa.engine.records import write_atomically
 
-import tune  # the position files' reader, beside this script
+import tune_positions  # the position files' reader, beside this script
 
 DEFAULT_ENGINE = "/usr/games/stockfish"
 CHUNK = 200   # positions per task handed to a worker
@@ -44,13 +44,13 @@ _limit: chess.engine.Limit | None = None
 def read_lines(path: Path) -> Iterator[tuple[str, str | None, float | None]]:
     """(line, FEN, result) for each line; FEN and result are None on `#` and blank lines, which
     are copied as they are. A broken line stops with file and line (tune.py's reader)."""
-    with tune.open_text(path) as handle:
+    with tune_positions.open_text(path) as handle:
         for number, raw in enumerate(handle, 1):
             line = raw.rstrip("\n")
             if not line.strip() or line.startswith("#"):
                 yield line, None, None
                 continue
-            fen, value = tune.parse_position(path, number, line)
+            fen, value = tune_positions.parse_position(path, number, line)
             yield line, fen, value
 
 
