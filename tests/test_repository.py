@@ -118,8 +118,8 @@ def test_the_version_the_engine_gives_is_the_package_version() -> None:
 
 # tests/ holds the test modules and the harnesses they share; the match, SPRT and bench scripts and
 # every other program live in tools/ (README.md, "Layout").
-TEST_HARNESSES = {"__init__.py", "conftest.py", "uci_harness.py", "xboard_harness.py", "wall_clock.py",
-                  "ics_standin.py", "learned_workload.py"}
+TEST_HARNESSES = {"__init__.py", "conftest.py", "uci_harness.py", "xboard_harness.py", "xboard_cases.py",
+                  "wall_clock.py", "ics_standin.py", "learned_workload.py", "learning_harness.py"}
 # Built from pieces so that this file does not name what it looks for.
 SEARCH_PATH = "sys." + "path"
 MAY_EDIT_SEARCH_PATH = {"setup.py", "conftest.py"}
