@@ -1,10 +1,7 @@
 """The conformance cases of docs/PROTOCOL.md §11.2 (game flow and the state machine) and §11.4
 (positions and time control), one test each, run against the installed `ponderosa --xboard` through
-tests/xboard_harness.py; tests/xboard_cases.py runs a file's cases side by side.
-
-Where a case would take more than a few seconds with the clock values printed in §11
-(e.g. `time 30000` under `level 40 5 0`, 7.5 s a move), the test keeps the command
-sequence and sends a smaller clock instead; each such test says so in its docstring."""
+tests/xboard_harness.py (tests/xboard_cases.py runs them side by side, and says how clocks are kept
+short)."""
 from __future__ import annotations
 
 import random

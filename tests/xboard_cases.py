@@ -1,5 +1,9 @@
 """Running the XBoard conformance cases (tests/test_xboard_conformance_*.py): the engines a case
-starts, helpers the cases share, and the side-by-side run of a file's cases."""
+starts, helpers the cases share, and the side-by-side run of a file's cases.
+
+Where a case would take more than a few seconds with the clock values printed in §11
+(e.g. `time 30000` under `level 40 5 0`, 7.5 s a move), the test keeps the command
+sequence and sends a smaller clock instead; each such test says so in its docstring."""
 from __future__ import annotations
 
 import inspect
