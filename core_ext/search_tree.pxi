@@ -48,6 +48,8 @@ LATE_MOVE_COUNT[0][:] = [0, 3, 4, 7, 12, 16, 21, 28, 34]
 LATE_MOVE_COUNT[1][:] = [0, 5, 7, 12, 18, 27, 38, 50, 65]
 cdef int QUIET_SEE_MARGIN = 60          # a quiet move losing more than this per ply by exchange is not tried
 cdef int NODES_BETWEEN_POLLS = 1024
+cdef int RAZOR_DEPTH = 2                # razoring up to this many plies from the leaves
+cdef int RAZOR_MARGIN = 300              # per ply: how far below alpha the static evaluation must be
 cdef int IIR_DEPTH = 4                  # least depth (plies) of an internal iterative reduction
 
 
@@ -294,6 +296,14 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
 
     if not pv_node and not checked and not excluded:
         plies = depth // ONE_PLY
+        # Razoring: so far below alpha near the leaves that only a capture could help; when the
+        # quiescence search finds none that does, the node fails low without its quiet moves.
+        if plies <= RAZOR_DEPTH and static_eval + RAZOR_MARGIN * plies <= alpha and alpha > -MATE_BOUND:
+            score = qsearch(s, alpha, alpha + 1, ply)
+            if s.stopped:
+                return 0
+            if score <= alpha:
+                return score
         # Reverse futility: far above beta at low depth, the opponent will not let us keep it.
         if plies <= 8 and static_eval - 85 * (plies - improving) >= beta and beta > -MATE_BOUND \
                 and beta < MATE_BOUND:
