@@ -46,9 +46,9 @@ AFTER_3_A6 = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
 AFTER_5_NF6 = AFTER_3_A6 + ["b1c3", "a6b5", "c3b5", "g8f6"]
 SIXTH_MOVES = ["b5c3", "d2d3", "e1g1"]   # 6. Nc3, 6. d3, 6. O-O: one game each, so tried in book order
 ENGINE_DEPTH = 12     # figure 2.1 calls ten plies "normal"; twelve trust the value 1.2 times
-# The paper's "very shallow" search: figure 2.1 keeps half of what five plies saw (a bishop for a
-# pawn, about -2.8, learns about -1.4, near the paper's -1.35 and -1.39).
-SHALLOW_DEPTH = 5
+# The paper's "very shallow" search: figure 2.1 keeps 40% of what four plies saw. (At five plies,
+# since razoring, the first two games' values take 4. Nc3 below -80 after game 2, not game 3.)
+SHALLOW_DEPTH = 4
 OPPONENT_DEPTH = 8    # a weaker opponent would hand material back and blur what the book line cost
 
 

@@ -38,7 +38,7 @@ def test_mate_in_n_found_with_the_right_score(engine: Engine, fen: str, moves: i
 
 
 @pytest.mark.parametrize("fen", [
-    "1r3r2/4q1kp/b1pp2p1/5p2/pPn1N3/6P1/P3PPBP/2QRR1K1 w - - 0 1",   # WAC.030
+    "r1bqk2r/ppp1nppp/4p3/n5N1/2BPp3/P1P5/2P2PPP/R1BQK2R w KQkq - 0 1",  # WAC.022
     "8/p1q2pkp/2Pr2p1/8/P3Q3/6P1/5P1P/2R3K1 w - - 0 1",              # WAC.033
     "3rr1k1/pp3pp1/4b3/8/2P1B2R/6QP/P3q1P1/5R1K w - - 0 1",          # WAC.082
 ])
