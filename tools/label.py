@@ -114,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     labels: list[float] = []
     try:
-        with multiprocessing.Pool(args.workers, start_worker, (args.engine, args.nodes, args.hash)) as pool:
+        # Spawned, not forked: a fork copies the caller's threads' locks (python-chess's engine thread,
+        # a test runner's), and a child that finds one held waits for ever.
+        spawn = multiprocessing.get_context("spawn")
+        with spawn.Pool(args.workers, start_worker, (args.engine, args.nodes, args.hash)) as pool:
             for values in pool.imap(expected_scores, chunks(fens)):
                 labels.extend(values)
                 if len(labels) % (CHUNK * 50) == 0:
