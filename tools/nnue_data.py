@@ -34,6 +34,7 @@ import bz2
 import gzip
 import io
 import lzma
+import multiprocessing
 import re
 import sys
 import tarfile
@@ -201,7 +202,9 @@ def extract(paths: list[Path], skip_plies: int, max_score: int, jobs: int = 1) -
     """The kept positions of all files, in the files' order, game numbers going on across files.
     With jobs > 1 the files are read in that many processes; the result is the same."""
     if jobs > 1 and len(paths) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # Spawned, not forked: a fork copies the locks of the caller's other threads (a test
+        # runner's, an engine's), and a child that finds one held waits for ever.
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
             parts = list(pool.map(extract_file, paths, repeat(skip_plies), repeat(max_score)))
     else:
         parts = [extract_file(path, skip_plies, max_score) for path in paths]
