@@ -37,6 +37,13 @@ def _own_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.chdir(tmp_path)
 
 
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The test's working directory (made so by _own_working_directory): books and learned data
+    are written there."""
+    return tmp_path
+
+
 @pytest.fixture(autouse=True)
 def _no_search_outlives_its_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Stop the search of every in-process Engine the test made. A console engine ponders after

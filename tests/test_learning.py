@@ -43,12 +43,6 @@ from tests.learning_harness import (
 )
 
 
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def test_the_papers_experiment(workdir: Path) -> None:
     engine = paper_engine(workdir)
     opponent = paper_opponent()

@@ -37,13 +37,6 @@ from tests.learning_harness import (
     write,
 )
 
-
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 POSITION_SCRIPT = """
 import sys, json
 from pathlib import Path

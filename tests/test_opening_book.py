@@ -64,13 +64,6 @@ START = """
 """
 
 
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A working directory of its own: books and learned data are written there."""
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def write(path: Path, text: str) -> str:
     path.write_text(text)
     return str(path)

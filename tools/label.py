@@ -43,7 +43,7 @@ _limit: chess.engine.Limit | None = None
 
 def read_lines(path: Path) -> Iterator[tuple[str, str | None, float | None]]:
     """(line, FEN, result) for each line; FEN and result are None on `#` and blank lines, which
-    are copied as they are. A broken line stops with file and line (tune.py's reader)."""
+    are copied as they are. A broken line stops with file and line (tune_positions.py's reader)."""
     with tune_positions.open_text(path) as handle:
         for number, raw in enumerate(handle, 1):
             line = raw.rstrip("\n")
