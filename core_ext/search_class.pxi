@@ -189,18 +189,6 @@ cdef class Search:
     def best_move(self) -> str:
         return move_to_uci(&self.s.pos, self.s.root_moves[0].move)
 
-    def best_move_node_share(self) -> float:
-        """The best line's share of the nodes the last root search spent below its moves (from
-        root_first on): near 1 when the other moves were refuted cheaply. The clock scales a
-        move's time by it; 1.0 before any search."""
-        cdef uint64_t total = 0
-        cdef int i
-        for i in range(self.s.root_first, self.s.root_count):
-            total += self.s.root_moves[i].nodes
-        if total == 0:
-            return 1.0
-        return <double>self.s.root_moves[self.s.root_first].nodes / <double>total
-
     def set_root_first(self, int first) -> None:
         """MultiPV: the next iterate() searches only root moves from index `first` on (the
         lines before it were found earlier in this iteration); 0 searches them all."""

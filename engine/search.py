@@ -11,7 +11,6 @@ from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD, Search
 from ponderosa.core_ext.tt import TranspositionTable
-from ponderosa.engine.time_scaling import WON_HARD_SHARE, IterationClock
 
 if TYPE_CHECKING:
     from ponderosa.engine.tablebases import Tablebases
@@ -97,9 +96,6 @@ class Searcher:
         self.tt = tt
         self._start_ns = 0
         self._soft_deadline_ns = 0     # 0: no soft limit
-        self._hard_deadline_ns = 0     # 0: no hard limit
-        # The last timed search's score and side to move: the clock's score trend starts from it.
-        self._previous_score: tuple[bool, int] | None = None
         self._open_ended = False       # analysis or pondering: no early exits
         self.before_search: Callable[[], None] | None = None   # run once the table is ready
         self.helpers: HelperPool | None = None   # helper threads; this thread decides the move
@@ -118,21 +114,9 @@ class Searcher:
         with self._budget_lock:
             self._pending_budget = None
 
-    def new_game(self) -> None:
-        """A new game: the search statistics start afresh and no previous score is known."""
-        self.core.clear()
-        self._previous_score = None
-
     def stop(self) -> None:
         """Stop a running search from any thread; it returns its best move at once."""
         self.core.stop()
-
-    @property
-    def hard_limit_seconds(self) -> float | None:
-        """The running (or last) search's hard limit in seconds from its start; None without
-        one. The clock may cut it during the search (a won position)."""
-        with self._budget_lock:
-            return (self._hard_deadline_ns - self._start_ns) / 1e9 if self._hard_deadline_ns else None
 
     def park_helpers(self) -> None:
         """Wait for the last search's helper threads to stop: before the stop flag is cleared
@@ -160,26 +144,17 @@ class Searcher:
     def _apply_budget(self, soft_seconds: float, hard_seconds: float) -> None:
         now = time.monotonic_ns()
         self._soft_deadline_ns = self._start_ns + int(soft_seconds * 1e9)
-        hard = self._hard_deadline_ns = self._start_ns + int(hard_seconds * 1e9)
+        hard = self._start_ns + int(hard_seconds * 1e9)
         self._open_ended = False
         self.core.set_deadline(hard)
         if now >= self._soft_deadline_ns or now >= hard:
             self.core.stop()
 
-    def _iterations_done(self, clock: IterationClock) -> bool:
-        """The clock's stop rule after an iteration (engine/time_scaling.py); a won position
-        also cuts the hard limit, once, to WON_HARD_SHARE of the soft limit."""
-        with self._budget_lock:
-            if self._open_ended or not self._soft_deadline_ns:
-                return False   # pondering (or a ponder hit's budget not yet given)
-            soft = self._soft_deadline_ns - self._start_ns
-            if clock.won:
-                cut = self._start_ns + int(soft * WON_HARD_SHARE)
-                if not self._hard_deadline_ns or cut < self._hard_deadline_ns:
-                    self._hard_deadline_ns = cut
-                    self.core.set_deadline(cut)
-            hard = (self._hard_deadline_ns - self._start_ns) / 1e9 if self._hard_deadline_ns else None
-        return clock.should_stop((time.monotonic_ns() - self._start_ns) / 1e9, soft / 1e9, hard)
+    def _next_iteration_would_overrun(self) -> bool:
+        """An iteration takes about twice the one before it: past 60% of the soft limit the
+        next one would most likely end far beyond it (or be cut off by the hard limit)."""
+        now = time.monotonic_ns()
+        return now - self._start_ns >= 0.6 * (self._soft_deadline_ns - self._start_ns)
 
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
@@ -209,7 +184,6 @@ class Searcher:
         if moves == 0:
             return SearchResult(None, 0, 0, 0, 0.0)
         deadline = start + int(limits.hard_seconds * 1e9) if limits.hard_seconds is not None else 0
-        self._hard_deadline_ns = deadline
         self._soft_deadline_ns = start + int(limits.soft_seconds * 1e9) if limits.soft_seconds is not None else 0
         self._open_ended = limits.open_ended
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
@@ -227,8 +201,7 @@ class Searcher:
         if helpers is not None:
             helpers.start(board, excluded, max_depth, threads)
         try:
-            result = self._deepen(moves, max_depth, limits, start, on_thinking, should_continue, multi_pv,
-                                  board.white_to_move)
+            result = self._deepen(moves, max_depth, limits, start, on_thinking, should_continue, multi_pv)
         finally:
             helper_results = helpers.finish() if helpers is not None else []
             with self._budget_lock:
@@ -259,14 +232,11 @@ class Searcher:
 
     def _deepen(self, moves: int, max_depth: int, limits: SearchLimits, start: int,
                 on_thinking: Callable[[Thinking], None] | None,
-                should_continue: Callable[[int, str], bool] | None, multi_pv: int | None,
-                white_to_move: bool) -> SearchResult:
+                should_continue: Callable[[int, str], bool] | None, multi_pv: int | None) -> SearchResult:
         """The main thread's iterative deepening; the soft limit is applied between iterations."""
         result = SearchResult(self.core.best_move(), 0, 0, 0, 0.0, [self.core.best_move()])
         score = 0
         fixed_time = limits.soft_seconds is not None and limits.soft_seconds == limits.hard_seconds
-        previous = self._previous_score
-        clock = IterationClock(previous[1] if previous is not None and previous[0] == white_to_move else None)
 
         def elapsed() -> float:
             return (time.monotonic_ns() - start) / 1e9
@@ -329,12 +299,9 @@ class Searcher:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
                 break  # a forced move needs no thought when playing on a clock
-            mate = mate_distance(score)
-            if line_count == 1:
-                clock.iteration_done(depth, result.best_move or "", score, self.core.best_move_node_share(),
-                                     elapsed(), mate is not None)
-            if self._soft_deadline_ns and not fixed_time and self._iterations_done(clock):
+            if self._soft_deadline_ns and not fixed_time and self._next_iteration_would_overrun():
                 break
+            mate = mate_distance(score)
             if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \
                     and (self._soft_deadline_ns or limits.nodes is not None):
                 break  # a proven mate will not change with more depth
@@ -342,9 +309,6 @@ class Searcher:
                 break  # `go mate N` found what it was asked for
             if should_continue is not None and not should_continue(depth, result.best_move or ""):
                 break
-        # The next move's score trend starts from this one, if this was a move on the clock.
-        timed = bool(self._soft_deadline_ns) and not self._open_ended and line_count == 1
-        self._previous_score = (white_to_move, result.score) if timed and result.depth > 0 else None
         return result
 
     def _search_lines(self, depth: int, scores: list[int], aspirate: Callable[[int, int, int], int],

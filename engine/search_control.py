@@ -103,7 +103,7 @@ class SearchControl:
         """A new game: the table and the search statistics start afresh (helpers parked first)."""
         self.helpers.clear()
         self.tt.clear()
-        self.searcher.new_game()
+        self.searcher.core.clear()
 
     def score_breakdown(self, board: Board) -> tuple[int, list[tuple[str, int, int, int]], int | None]:
         """The hand-written evaluation from White's side and its terms (name, White, Black, net),

@@ -134,10 +134,8 @@ def test_uci_limits_follow_the_option() -> None:
 
 
 def test_uci_answers_faster_with_a_large_overhead() -> None:
-    """go wtime 60000: with no overhead the search has a 1.5 s soft limit and starts iterations
-    until at least 0.42 s (half of it times the clock's smallest scale short of a won position,
-    0.7 x 0.8: engine/time_scaling.py); with 5 s held back for each of 40 moves there is nothing
-    to spend, and the move comes at once."""
+    """go wtime 60000: with no overhead the search runs past 60% of its 1.5 s soft limit; with
+    5 s held back for each of 40 moves there is nothing to spend, and the move comes at once."""
     engine = UciEngine()
     try:
         engine.send("setoption name OwnBook value false", f"position fen {MIDGAME}")
@@ -149,7 +147,7 @@ def test_uci_answers_faster_with_a_large_overhead() -> None:
             sent = engine.send("go wtime 60000 btime 60000")
             _, lines = engine.until(r"^bestmove \S+", allowed(5.0))
             took[overhead].append(lines[-1].at - sent)
-        assert min(took[0]) > 0.3, took
+        assert min(took[0]) > 0.8, took
         assert statistics.median(took[5000]) < allowed(0.1), took
     finally:
         engine.close()
