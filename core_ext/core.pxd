@@ -395,13 +395,15 @@ cdef struct EvalCacheEntry:
     int score                     # evaluate_terms' score, White's view
 
 # ---------------------------------------------------------------- the neural evaluation (nnue_*.pxi)
-# 768 piece-square inputs per perspective -> NNUE_HIDDEN accumulator neurons (int16, updated
-# incrementally) -> both perspectives, side to move first, through a squared clipped ReLU -> one
-# output of the position's bucket (by its number of pieces; a network has 1 to NNUE_MAX_BUCKETS).
+# 768 piece-square inputs per perspective and king bucket -> NNUE_HIDDEN accumulator neurons (int16,
+# updated incrementally) -> both perspectives, side to move first, through a squared clipped ReLU
+# -> one output of the position's bucket (by its number of pieces; a network has 1 to
+# NNUE_MAX_BUCKETS). A perspective's inputs are those of its own king's bucket, the board mirrored
+# left to right when the network says so for that king square (1 to NNUE_MAX_KING_BUCKETS sets).
 # The integers follow the float network: accumulator x NNUE_QA, output weights x NNUE_QB.
 
 cdef enum:
-    NNUE_INPUTS = 768        # colour relative to the perspective (2) x piece type (6) x square (64)
+    NNUE_INPUTS = 768        # colour relative to the perspective (2) x piece type (6) x square (64), per king bucket
     NNUE_HIDDEN = 256
     NNUE_QA = 255            # accumulator quantisation: 1.0 in the float network is 255
     NNUE_QB = 64             # output-weight quantisation
@@ -409,13 +411,18 @@ cdef enum:
     NNUE_NARROW_WEIGHT = 128 # output weights this small let the output layer multiply in int16 (QA x 128 < 2^15)
     NNUE_MAX_WALK = 16       # moves replayed onto an older accumulator before a full refresh instead
     NNUE_MAX_BUCKETS = 8     # output buckets at most (ponderosa.engine.nnue.network_file.MAX_BUCKETS)
+    NNUE_MAX_KING_BUCKETS = 16   # king buckets at most (network_file.MAX_KING_BUCKETS)
+    NNUE_KING_SLOTS = 2 * NNUE_MAX_KING_BUCKETS   # a king bucket, mirrored or not: one refresh cache entry each
 
 cdef struct NNUENetwork:
-    int16_t ft_weights[NNUE_INPUTS * NNUE_HIDDEN]   # by feature, then neuron: one feature's column is contiguous
+    int16_t* ft_weights            # king_buckets x NNUE_INPUTS columns: by feature, then neuron (a column is contiguous)
     int16_t ft_bias[NNUE_HIDDEN]
     int16_t out_weights[NNUE_MAX_BUCKETS * 2 * NNUE_HIDDEN]   # by bucket, each side to move's half first
     int32_t out_bias[NNUE_MAX_BUCKETS]
     int buckets                                    # output buckets in use (1..NNUE_MAX_BUCKETS)
+    int king_buckets                               # sets of first-layer inputs (1..NNUE_MAX_KING_BUCKETS)
+    uint8_t king_bucket[64]                        # by the perspective's own king square, seen from its side
+    bint king_mirror                               # a king on files e-h mirrors the board left to right
     uint64_t serial                                # tells this network's accumulators from another's
     bint narrow_output                             # every output weight within +-NNUE_NARROW_WEIGHT
 
@@ -423,9 +430,12 @@ cdef struct NNUEAccumulator:
     int16_t values[2][NNUE_HIDDEN]   # by perspective (WHITE, BLACK)
     uint64_t key                     # key of the position these values belong to XOR the network's serial
 
-cdef struct NNUERefreshCache:
-    int16_t values[2][NNUE_HIDDEN]   # the accumulator of the pieces below, by perspective
+cdef struct NNUERefreshEntry:
+    int16_t values[NNUE_HIDDEN]      # one perspective's accumulator of the pieces below, in one king slot
     Bitboard pieces[2][7]            # [colour][type] of the last position refreshed through here
+
+cdef struct NNUERefreshCache:
+    NNUERefreshEntry entries[2][NNUE_KING_SLOTS]   # by perspective, then king bucket x 2 + mirrored
     uint64_t serial                  # the network the values belong to; 0: nothing cached yet
 
 cdef class Network:                  # one network's weights (nnue_network.pxi); Evaluator.network

@@ -7,14 +7,44 @@
 # finds the nearest ancestor whose entry still matches, replays the moves made since, and never
 # needs a hook in do_move or undo_move. A mismatch (a sibling's values, history dropped by
 # drop_old_history) only costs a recomputation.
+#
+# With king buckets a perspective's inputs depend on its own king's square (its slot: the king
+# bucket, and whether the board is mirrored). A king move that changes its slot cannot be
+# replayed column by column: the position is refreshed instead.
 
-cdef inline int nnue_feature(int perspective, int piece, int sq) noexcept nogil:
-    """Input index of a piece code on sq seen from perspective: own pieces first, Black's view
-    flipped vertically so both perspectives read the board from their own side."""
+cdef inline int nnue_king_slot(NNUENetwork* net, int perspective, int king_sq) noexcept nogil:
+    """The slot of perspective's king on king_sq: its king bucket x 2, plus 1 when the board is
+    mirrored left to right (the refresh cache keeps an entry per slot)."""
+    if perspective == BLACK:
+        king_sq ^= 56
+    return net.king_bucket[king_sq] * 2 + (1 if net.king_mirror and (king_sq & 7) >= 4 else 0)
+
+
+cdef inline int nnue_perspective_slot(NNUENetwork* net, Position* pos, int perspective) noexcept nogil:
+    """The slot of perspective's king in pos (0 for a network without king buckets)."""
+    cdef Bitboard king = pos.pieces[perspective][KING]
+    if (net.king_buckets == 1 and not net.king_mirror) or king == 0:
+        return 0
+    return nnue_king_slot(net, perspective, lsb(king))
+
+
+cdef inline bint nnue_king_crosses(NNUENetwork* net, StateInfo* st) noexcept nogil:
+    """Whether the move recorded in st is a king move into another slot of its own side."""
+    cdef Move m = st.move
+    if (net.king_buckets == 1 and not net.king_mirror) or m == 0 or (st.moved & 7) != KING:
+        return False
+    return nnue_king_slot(net, st.moved >> 3, move_from(m)) != nnue_king_slot(net, st.moved >> 3, move_to(m))
+
+
+cdef inline int nnue_feature(int perspective, int piece, int sq, int slot) noexcept nogil:
+    """Input index of a piece code on sq seen from perspective, its king in slot: own pieces
+    first, Black's view flipped vertically so both perspectives read the board from their own
+    side, mirrored left to right in a mirrored slot, in the inputs of the slot's king bucket."""
     cdef int relative = ((piece >> 3) ^ perspective) & 1
     if perspective == BLACK:
         sq ^= 56
-    return relative * 384 + ((piece & 7) - 1) * 64 + sq
+    sq ^= (slot & 1) * 7
+    return (slot >> 1) * NNUE_INPUTS + relative * 384 + ((piece & 7) - 1) * 64 + sq
 
 
 cdef extern from "nnue_kernels.h" nogil:
@@ -39,22 +69,25 @@ cdef inline const int16_t* nnue_column(NNUENetwork* net, int feature) noexcept n
 
 cdef void nnue_refresh(NNUENetwork* net, Position* pos, NNUEAccumulator* acc) noexcept nogil:
     """Compute both perspectives from scratch: bias plus a column per piece."""
-    cdef int perspective, sq
+    cdef int perspective, sq, slot
     cdef Bitboard pieces
     for perspective in range(2):
+        slot = nnue_perspective_slot(net, pos, perspective)
         memcpy(acc.values[perspective], net.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
         pieces = occupied(pos)
         while pieces:
             sq = lsb(pieces)
             pieces &= pieces - 1
-            nnue_kernel_add(acc.values[perspective], nnue_column(net, nnue_feature(perspective, pos.board[sq], sq)))
+            nnue_kernel_add(acc.values[perspective],
+                            nnue_column(net, nnue_feature(perspective, pos.board[sq], sq, slot)))
 
 
 cdef void nnue_apply_move(NNUENetwork* net, Position* pos, NNUEAccumulator* parent, NNUEAccumulator* child,
-                          StateInfo* st) noexcept nogil:
-    """child = parent after the move recorded in st (a null move changes no input)."""
+                          StateInfo* st, int* slots) noexcept nogil:
+    """child = parent after the move recorded in st (a null move changes no input); the move
+    leaves each perspective's king in slots[perspective] (nnue_king_crosses is false for it)."""
     cdef Move m = st.move
-    cdef int frm, to, flag, moved, arrived, perspective, capsq, rook_from, rook_to, rook
+    cdef int frm, to, flag, moved, arrived, perspective, capsq, rook_from, rook_to, rook, slot
     if m == 0:
         memcpy(child.values, parent.values, sizeof(parent.values))
         return
@@ -64,74 +97,85 @@ cdef void nnue_apply_move(NNUENetwork* net, Position* pos, NNUEAccumulator* pare
     moved = st.moved
     arrived = (moved & 8) + (flag - 2) if flag >= FLAG_PROMO_KNIGHT else moved
     for perspective in range(2):
+        slot = slots[perspective]
         if flag == FLAG_CASTLE:
             castle_rook_squares(pos, moved >> 3, to, &rook_from, &rook_to)
             rook = (moved & 8) + ROOK
             nnue_kernel_add_add_sub_sub(
                 child.values[perspective], parent.values[perspective],
-                nnue_column(net, nnue_feature(perspective, moved, to)), nnue_column(net, nnue_feature(perspective, rook, rook_to)),
-                nnue_column(net, nnue_feature(perspective, moved, frm)),
-                nnue_column(net, nnue_feature(perspective, rook, rook_from)))
+                nnue_column(net, nnue_feature(perspective, moved, to, slot)),
+                nnue_column(net, nnue_feature(perspective, rook, rook_to, slot)),
+                nnue_column(net, nnue_feature(perspective, moved, frm, slot)),
+                nnue_column(net, nnue_feature(perspective, rook, rook_from, slot)))
         elif st.captured:
             capsq = to
             if flag == FLAG_EN_PASSANT:
                 capsq = to - 8 if (moved >> 3) == WHITE else to + 8
             nnue_kernel_add_sub_sub(
                 child.values[perspective], parent.values[perspective],
-                nnue_column(net, nnue_feature(perspective, arrived, to)), nnue_column(net, nnue_feature(perspective, moved, frm)),
-                nnue_column(net, nnue_feature(perspective, st.captured, capsq)))
+                nnue_column(net, nnue_feature(perspective, arrived, to, slot)),
+                nnue_column(net, nnue_feature(perspective, moved, frm, slot)),
+                nnue_column(net, nnue_feature(perspective, st.captured, capsq, slot)))
         else:
             nnue_kernel_add_sub(
                 child.values[perspective], parent.values[perspective],
-                nnue_column(net, nnue_feature(perspective, arrived, to)), nnue_column(net, nnue_feature(perspective, moved, frm)))
+                nnue_column(net, nnue_feature(perspective, arrived, to, slot)),
+                nnue_column(net, nnue_feature(perspective, moved, frm, slot)))
 
 
-cdef inline void nnue_cache_columns(NNUENetwork* net, NNUERefreshCache* cache, int piece, Bitboard squares,
-                                   bint add) noexcept nogil:
-    """Add (or subtract) the column of piece on each of squares to both of the cache's perspectives."""
-    cdef int perspective, sq
+cdef inline void nnue_cache_columns(NNUENetwork* net, NNUERefreshEntry* entry, int perspective, int slot,
+                                   int piece, Bitboard squares, bint add) noexcept nogil:
+    """Add (or subtract) the column of piece on each of squares to the entry (one perspective's)."""
+    cdef int sq
     while squares:
         sq = lsb(squares)
         squares &= squares - 1
-        for perspective in range(2):
-            if add:
-                nnue_kernel_add(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
-            else:
-                nnue_kernel_sub(cache.values[perspective], nnue_column(net, nnue_feature(perspective, piece, sq)))
+        if add:
+            nnue_kernel_add(entry.values, nnue_column(net, nnue_feature(perspective, piece, sq, slot)))
+        else:
+            nnue_kernel_sub(entry.values, nnue_column(net, nnue_feature(perspective, piece, sq, slot)))
 
 
 cdef void nnue_refresh_cached(NNUENetwork* net, Position* pos, NNUERefreshCache* cache,
                               NNUEAccumulator* acc) noexcept nogil:
-    """Compute both perspectives from the cache's last refreshed position: a column per piece
-    that differs from it instead of a column per piece on the board (the positions one search
-    refreshes share most of their pieces). The cache then holds this position."""
-    cdef int perspective, colour, piece_type, piece
+    """Compute both perspectives from the cache's last position refreshed with the same king
+    slot: a column per piece that differs from it instead of a column per piece on the board
+    (the positions one search refreshes share most of their pieces). The entries then hold
+    this position."""
+    cdef int perspective, slot, colour, piece_type, piece
     cdef Bitboard now, was
+    cdef NNUERefreshEntry* entry
     if cache.serial != net.serial:
         for perspective in range(2):
-            memcpy(cache.values[perspective], net.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
-        memset(cache.pieces, 0, sizeof(cache.pieces))
+            for slot in range(NNUE_KING_SLOTS):
+                memcpy(cache.entries[perspective][slot].values, net.ft_bias, NNUE_HIDDEN * sizeof(int16_t))
+                memset(cache.entries[perspective][slot].pieces, 0, sizeof(cache.entries[perspective][slot].pieces))
         cache.serial = net.serial
-    for colour in range(2):
-        for piece_type in range(PAWN, KING + 1):
-            now = pos.pieces[colour][piece_type]
-            was = cache.pieces[colour][piece_type]
-            if now == was:
-                continue
-            piece = colour * 8 + piece_type
-            nnue_cache_columns(net, cache, piece, was & ~now, False)
-            nnue_cache_columns(net, cache, piece, now & ~was, True)
-            cache.pieces[colour][piece_type] = now
-    memcpy(acc.values, cache.values, sizeof(acc.values))
+    for perspective in range(2):
+        slot = nnue_perspective_slot(net, pos, perspective)
+        entry = &cache.entries[perspective][slot]
+        for colour in range(2):
+            for piece_type in range(PAWN, KING + 1):
+                now = pos.pieces[colour][piece_type]
+                was = entry.pieces[colour][piece_type]
+                if now == was:
+                    continue
+                piece = colour * 8 + piece_type
+                nnue_cache_columns(net, entry, perspective, slot, piece, was & ~now, False)
+                nnue_cache_columns(net, entry, perspective, slot, piece, now & ~was, True)
+                entry.pieces[colour][piece_type] = now
+        memcpy(acc.values[perspective], entry.values, sizeof(entry.values))
 
 
 cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack, NNUERefreshCache* cache) noexcept nogil:
     """Bring stack[pos.ply] up to date: from the nearest matching ancestor, or afresh (through
     the refresh cache when there is one). An entry matches when it was computed for that
-    position with this network (its key holds both)."""
+    position with this network (its key holds both). A king move into another slot on the way
+    from the ancestor means afresh too."""
     cdef int ply = pos.ply, base = pos.ply, j
+    cdef int slots[2]
     while stack[base].key != pos.states[base].key ^ net.serial:
-        if base == 0 or ply - base >= NNUE_MAX_WALK:
+        if base == 0 or ply - base >= NNUE_MAX_WALK or nnue_king_crosses(net, &pos.states[base]):
             if cache != NULL:
                 nnue_refresh_cached(net, pos, cache, &stack[ply])
             else:
@@ -139,8 +183,10 @@ cdef void nnue_update(NNUENetwork* net, Position* pos, NNUEAccumulator* stack, N
             stack[ply].key = pos.states[ply].key ^ net.serial
             return
         base -= 1
+    slots[0] = nnue_perspective_slot(net, pos, 0)
+    slots[1] = nnue_perspective_slot(net, pos, 1)
     for j in range(base + 1, ply + 1):
-        nnue_apply_move(net, pos, &stack[j - 1], &stack[j], &pos.states[j])
+        nnue_apply_move(net, pos, &stack[j - 1], &stack[j], &pos.states[j], slots)
         stack[j].key = pos.states[j].key ^ net.serial
 
 

@@ -4,7 +4,8 @@ network, loss and AdamW steps; tools/nnue_trainer_speed.py times them, tests/tes
 checks that their gradients agree.
 
 A backend takes batches as numpy arrays: the side to move's input indices and the other side's
-(PAD = 768 fills empty slots), and the target (a probability). With output buckets, each
+(768 x king buckets, the number of inputs, fills empty slots; tools/nnue_data.py's
+king_bucket_features makes them), and the target (a probability). With output buckets, each
 position's bucket follows from its number of pieces, which is its number of input indices
 (network_file.output_bucket)."""
 from __future__ import annotations
@@ -12,28 +13,29 @@ from __future__ import annotations
 import numpy as np
 
 from ponderosa.engine.nnue import reference
-from ponderosa.engine.nnue.network_file import PIECES_MAX
+from ponderosa.engine.nnue.network_file import INPUTS, NO_KING_BUCKETS, PIECES_MAX, KingLayout
 
-INPUTS = 768
-PAD = 768
 BETAS = (0.9, 0.999)
 EPSILON = 1e-8
 
 
-def output_buckets(indices: np.ndarray, buckets: int) -> np.ndarray:
-    """Each row's output bucket (network_file.output_bucket of its number of pieces)."""
-    pieces = (indices != PAD).sum(axis=1)
+def output_buckets(indices: np.ndarray, buckets: int, pad: int = INPUTS) -> np.ndarray:
+    """Each row's output bucket (network_file.output_bucket of its number of pieces; pad fills
+    empty slots)."""
+    pieces = (indices != pad).sum(axis=1)
     return np.clip((pieces - 1) * buckets // PIECES_MAX, 0, buckets - 1)
 
 
 class NumpyBackend:
     """The network with hand-written gradients: inputs as sparse matrices (scipy), AdamW by hand."""
 
-    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1) -> None:
+    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1,
+                 king_layout: KingLayout = NO_KING_BUCKETS) -> None:
         rng = np.random.default_rng(seed)
-        self.hidden, self.buckets = hidden, buckets
+        self.hidden, self.buckets, self.king_layout = hidden, buckets, king_layout
+        self.inputs = INPUTS * king_layout.count   # and the padding index
         self.lr, self.weight_decay = lr, weight_decay
-        self.params = {"w1": rng.normal(0, 0.05, (INPUTS, hidden)).astype(np.float32),
+        self.params = {"w1": rng.normal(0, 0.05, (self.inputs, hidden)).astype(np.float32),
                        "b1": np.full(hidden, 0.1, np.float32),
                        "w2": rng.normal(0, 0.05, (buckets, 2 * hidden)).astype(np.float32),
                        "b2": np.zeros(buckets, np.float32)}
@@ -44,16 +46,16 @@ class NumpyBackend:
         from scipy import sparse
         size, slots = indices.shape
         rows = np.repeat(np.arange(size), slots)
-        keep = indices.ravel() != PAD
+        keep = indices.ravel() != self.inputs
         return sparse.csr_matrix((np.ones(int(keep.sum()), np.float32), (rows[keep], indices.ravel()[keep])),
-                                 shape=(size, INPUTS))
+                                 shape=(size, self.inputs))
 
     def _forward(self, us: np.ndarray, them: np.ndarray) -> tuple:
         p, h = self.params, self.hidden
         x_us, x_them = self._inputs(us), self._inputs(them)
         a_us, a_them = x_us @ p["w1"] + p["b1"], x_them @ p["w1"] + p["b1"]
         c_us, c_them = np.clip(a_us, 0, 1), np.clip(a_them, 0, 1)
-        bucket = output_buckets(us, self.buckets)
+        bucket = output_buckets(us, self.buckets, self.inputs)
         weights = p["w2"][bucket]   # each row's output weights
         out = ((c_us ** 2) * weights[:, :h]).sum(axis=1) + ((c_them ** 2) * weights[:, h:]).sum(axis=1) \
             + p["b2"][bucket]
@@ -106,28 +108,31 @@ class NumpyBackend:
 
     def float_network(self) -> reference.FloatNetwork:
         p = self.params
-        return reference.FloatNetwork(p["w1"].copy(), p["b1"].copy(), p["w2"].copy(), p["b2"].copy())
+        return reference.FloatNetwork(p["w1"].copy(), p["b1"].copy(), p["w2"].copy(), p["b2"].copy(),
+                                      self.king_layout)
 
 
 class TorchBackend:
     """The same network in PyTorch: an EmbeddingBag for the sparse first layer, AdamW."""
 
-    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1) -> None:
+    def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1,
+                 king_layout: KingLayout = NO_KING_BUCKETS) -> None:
         import torch
         self.torch = torch
-        self.buckets = buckets
+        self.buckets, self.king_layout = buckets, king_layout
+        pad = self.pad = INPUTS * king_layout.count   # the padding index, after the inputs
         torch.manual_seed(seed)
 
         class Network(torch.nn.Module):
             def __init__(self) -> None:
                 super().__init__()
                 # One extra row for the padding index, kept at zero.
-                self.ft = torch.nn.EmbeddingBag(PAD + 1, hidden, mode="sum", padding_idx=PAD)
+                self.ft = torch.nn.EmbeddingBag(pad + 1, hidden, mode="sum", padding_idx=pad)
                 self.ft_bias = torch.nn.Parameter(torch.full((hidden,), 0.1))
                 self.out = torch.nn.Linear(2 * hidden, buckets)   # one output per bucket
                 with torch.no_grad():
                     self.ft.weight.normal_(0.0, 0.05)
-                    self.ft.weight[PAD].zero_()
+                    self.ft.weight[pad].zero_()
                     self.out.weight.normal_(0.0, 0.05)
                     self.out.bias.zero_()
 
@@ -144,7 +149,7 @@ class TorchBackend:
     def _tensors(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> tuple:
         torch = self.torch
         return (torch.from_numpy(us.astype(np.int64)), torch.from_numpy(them.astype(np.int64)),
-                torch.from_numpy(output_buckets(us, self.buckets).astype(np.int64)),
+                torch.from_numpy(output_buckets(us, self.buckets, self.pad).astype(np.int64)),
                 torch.from_numpy(want.astype(np.float32)))
 
     def loss_sum(self, us: np.ndarray, them: np.ndarray, want: np.ndarray) -> float:
@@ -172,10 +177,11 @@ class TorchBackend:
     def float_network(self) -> reference.FloatNetwork:
         model = self.model
         return reference.FloatNetwork(
-            ft_weights=model.ft.weight[:PAD].detach().numpy().astype(np.float32).copy(),
+            ft_weights=model.ft.weight[:self.pad].detach().numpy().astype(np.float32).copy(),
             ft_bias=model.ft_bias.detach().numpy().astype(np.float32).copy(),
             out_weights=model.out.weight.detach().numpy().astype(np.float32).copy(),
-            out_bias=model.out.bias.detach().numpy().astype(np.float32).copy())
+            out_bias=model.out.bias.detach().numpy().astype(np.float32).copy(),
+            king_layout=self.king_layout)
 
 
 def available_backends() -> list[str]:
@@ -194,5 +200,5 @@ def available_backends() -> list[str]:
 
 
 def make_backend(name: str, hidden: int, lr: float, weight_decay: float, seed: int,   # type: ignore[no-untyped-def]
-                 buckets: int = 1):
-    return (TorchBackend if name == "torch" else NumpyBackend)(hidden, lr, weight_decay, seed, buckets)
+                 buckets: int = 1, king_layout: KingLayout = NO_KING_BUCKETS):
+    return (TorchBackend if name == "torch" else NumpyBackend)(hidden, lr, weight_decay, seed, buckets, king_layout)

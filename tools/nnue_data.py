@@ -48,11 +48,13 @@ import chess
 import chess.pgn
 import numpy as np
 
+from ponderosa.engine.nnue.network_file import KingLayout
 from ponderosa.engine.nnue.reference import features
 
 from packed_games import PackedGamesError, read_games
 
 PAD = 768
+OWN_KING = 320   # the side's own king's first index: own piece (0) x king (5 x 64)
 SLOTS = 32
 MATE = 32000   # a mate in the packed files' terms: +-(MATE - plies to it)
 RESULTS = ("1-0", "1/2-1/2", "0-1")
@@ -85,6 +87,26 @@ def mirror_features(indices: np.ndarray) -> np.ndarray:
     piece_type, square = np.divmod(rest, 64)
     mirrored = (1 - relative) * 384 + piece_type * 64 + (square ^ 56)
     return np.where(indices == PAD, PAD, mirrored)
+
+
+def king_bucket_features(indices: np.ndarray, layout: KingLayout, chunk: int = 1 << 20) -> np.ndarray:
+    """One perspective's indices (768 pads) as inputs of a network with king buckets: each row
+    moved into the set of its own king's bucket, its squares mirrored left to right where the
+    layout mirrors (reference.features with the layout); padding becomes 768 x buckets. Rows are
+    done chunk at a time, so millions of them need little memory beyond the result."""
+    if layout.plain:
+        return indices
+    table = np.frombuffer(layout.buckets, dtype=np.uint8).astype(np.int16)
+    out = np.empty(indices.shape, dtype=np.int16)
+    for start in range(0, len(indices), chunk):
+        rows = indices[start:start + chunk].astype(np.int16)
+        own_king = (rows >= OWN_KING) & (rows < OWN_KING + 64)
+        first = own_king.argmax(axis=1)   # each position has one king of the perspective's side
+        king_square = np.where(own_king.any(axis=1), rows[np.arange(len(rows)), first] - OWN_KING, 0)
+        flip = np.where(layout.mirror & ((king_square & 7) >= 4), 7, 0).astype(np.int16)
+        moved = table[king_square][:, None] * np.int16(PAD) + (rows ^ flip[:, None])
+        out[start:start + chunk] = np.where(rows == PAD, np.int16(PAD * layout.count), moved)
+    return out
 
 
 def flip_files(indices: np.ndarray) -> np.ndarray:

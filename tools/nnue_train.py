@@ -4,14 +4,17 @@
 Usage (after `pip install -e .[train]`: scipy; PyTorch optional, --backend torch):
 
     python tools/nnue_train.py NET.nnue data/nnue/*.pgm.xz [--epochs 12] [--lambda 1.0] [--buckets 8]
+                                  [--king-buckets mirrored-4]
     python tools/nnue_train.py NET.nnue --positions POSITIONS.npz ...   (from tools/nnue_data.py)
 
 Two backends compute the same thing (tools/nnue_backends.py): numpy with scipy's sparse matrices
 (default) and PyTorch on the CPU. The network is the core's: 768 inputs per perspective into
 NNUE_HIDDEN neurons, both perspectives (side to move first) through clamp(x, 0, 1)^2 into one
 output (of the position's bucket by its number of pieces, with --buckets), times 400 in
-centipawns. The loss is the usual one: the squared difference between sigmoid(output / 400) and a
-target mixing sigmoid(search score / 400) (weight --lambda) with the game's result (the rest).
+centipawns. With --king-buckets, a named layout of network_file.KING_LAYOUTS, each perspective's
+768 inputs are those of its own king's bucket (768 x buckets inputs in all). The loss is the
+usual one: the squared difference between sigmoid(output / 400) and a target mixing
+sigmoid(search score / 400) (weight --lambda) with the game's result (the rest).
 Whole games are held out for validation (--validation, default 2%), and each epoch reports the
 training and validation loss. Weights are clipped to what the integer format holds after every
 step; the result is quantised (ponderosa.engine.nnue.reference.quantise) and written atomically.
@@ -26,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ponderosa.engine.nnue import reference
-from ponderosa.engine.nnue.network_file import MAX_BUCKETS, write_network
+from ponderosa.engine.nnue.network_file import KING_LAYOUTS, MAX_BUCKETS, write_network
 
 import nnue_data
 from nnue_backends import available_backends, make_backend
@@ -56,16 +59,19 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
     features = data["features"].astype(np.int16)
     wanted = targets(data["scores"], data["results"], args.score_weight)
     train_rows = np.flatnonzero(~validation)
-    if args.mirror:
+    layout = KING_LAYOUTS[args.king_buckets]
+    if args.mirror and not layout.mirror:
         # Positions without castling rights are worth the same mirrored left to right: added as
-        # training rows of their own (validation keeps the positions as played).
+        # training rows of their own (validation keeps the positions as played). King buckets
+        # that mirror the board already see such a position and its image alike.
         extra = train_rows[data["flippable"][train_rows]]
         features = np.concatenate([features, nnue_data.flip_files(features[extra])])
         wanted = np.concatenate([wanted, wanted[extra]])
         train_rows = np.concatenate([train_rows, np.arange(len(validation), len(validation) + len(extra))])
-    mirrored = nnue_data.mirror_features(features)
+    mirrored = nnue_data.king_bucket_features(nnue_data.mirror_features(features), layout)
+    features = nnue_data.king_bucket_features(features, layout)
     valid_rows = np.flatnonzero(validation)
-    backend = make_backend(args.backend, args.hidden, args.lr, args.weight_decay, args.seed, args.buckets)
+    backend = make_backend(args.backend, args.hidden, args.lr, args.weight_decay, args.seed, args.buckets, layout)
     step_epochs = max(1, args.epochs // 3)   # the learning rate drops to 0.3x after each third
     history = []
     for epoch in range(1, args.epochs + 1):
@@ -102,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--buckets", type=int, default=1, choices=range(1, MAX_BUCKETS + 1), metavar="B",
                         help=f"output buckets by number of pieces (1 to {MAX_BUCKETS}; default 1, one output)")
+    parser.add_argument("--king-buckets", choices=sorted(KING_LAYOUTS), default="none",
+                        help="first-layer inputs by the perspective's own king square (default none: one set)")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -110,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                              "with a few thousand games the network learns each game's result by heart, "
                              "docs/NNUE.md)")
     parser.add_argument("--mirror", action=argparse.BooleanOptionalAction, default=True,
-                        help="add the left-right mirror image of every position without castling rights (default on)")
+                        help="add the left-right mirror image of every position without castling rights (default on; "
+                             "not with king buckets that mirror, which see both alike)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW's decoupled weight decay (default 0)")
     parser.add_argument("--validation", type=float, default=0.02, help="share of games held out (default 0.02)")
     parser.add_argument("--seed", type=int, default=1)
@@ -139,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(data['scores'])} positions from {int(data['games'].max(initial=-1)) + 1} games", file=sys.stderr)
     backend, history = train(data, args, holdout)
     description = (f"768x{args.hidden}x1 SCReLU, "
+                   + (f"king buckets {args.king_buckets}, " if args.king_buckets != "none" else "")
                    + (f"{args.buckets} output buckets, " if args.buckets > 1 else "")
                    + f"{len(data['scores'])} positions of Ponderosa self-play, "
                    f"{args.backend}, "

@@ -19,10 +19,12 @@ def check_shape(net: QuantisedNetwork, name: str = "network") -> None:
     from ponderosa.core_ext.evaluate import nnue_shape
     shape = nnue_shape()
     if ((net.hidden, net.qa, net.qb, net.scale) != (shape["hidden"], shape["qa"], shape["qb"], shape["scale"])
-            or net.buckets > shape["max_buckets"]):
-        raise NetworkFileError(f"{name}: a 768x{net.hidden} network with QA {net.qa}, QB {net.qb}, scale {net.scale}; "
-                               f"this engine computes 768x{shape['hidden']} with QA {shape['qa']}, "
-                               f"QB {shape['qb']}, scale {shape['scale']}, up to {shape['max_buckets']} output buckets")
+            or net.buckets > shape["max_buckets"] or net.king_layout.count > shape["max_king_buckets"]):
+        raise NetworkFileError(f"{name}: a {net.inputs}x{net.hidden} network ({net.king_layout.count} king buckets) "
+                               f"with QA {net.qa}, QB {net.qb}, scale {net.scale}; this engine computes "
+                               f"768x{shape['hidden']} per king bucket with QA {shape['qa']}, QB {shape['qb']}, "
+                               f"scale {shape['scale']}, up to {shape['max_buckets']} output buckets and "
+                               f"{shape['max_king_buckets']} king buckets")
 
 
 def core_network(net: QuantisedNetwork, name: str = "network") -> Network:
@@ -30,7 +32,8 @@ def core_network(net: QuantisedNetwork, name: str = "network") -> Network:
     the core is of another shape."""
     from ponderosa.core_ext.evaluate import Network
     check_shape(net, name)
-    return Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_biases)
+    layout = net.king_layout
+    return Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_biases, layout.buckets, layout.mirror)
 
 
 def install(evaluator: Evaluator, net: QuantisedNetwork, name: str = "network") -> Network:
