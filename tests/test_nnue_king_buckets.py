@@ -54,6 +54,8 @@ def test_the_layouts_are_sound() -> None:
     assert MIRRORED.transform(chess.E1)[0] == MIRRORED.transform(chess.D1)[0] == 1
     assert MIRRORED.transform(chess.E4) == (3, 7) and MIRRORED.transform(chess.D2) == (2, 0)
     assert BY_FILE.count == 8
+    wider = KING_LAYOUTS["mirrored-8"]
+    assert wider.count == 8 and wider.transform(chess.H8) == (7, 7) and wider.transform(chess.C2) == (3, 0)
 
 
 @pytest.mark.parametrize("layout", [MIRRORED, BY_FILE], ids=["mirrored-4", "by-file"])

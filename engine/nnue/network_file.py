@@ -94,6 +94,10 @@ KING_LAYOUTS = {
     # Four sets, wings mirrored: the castled corner, the king beside it or in the centre of the
     # first rank, the second rank, and everywhere further up (the ending's king).
     "mirrored-4": _layout(["3 3 3 3 3 3 3 3"] * 6 + ["2 2 2 2 2 2 2 2", "0 0 1 1 1 1 0 0"], True),
+    # Eight: the first two ranks by wing and centre, then the third rank, the fourth, and two
+    # ranks at a time beyond.
+    "mirrored-8": _layout(["7 7 7 7 7 7 7 7"] * 2 + ["6 6 6 6 6 6 6 6"] * 2
+                          + ["5 5 5 5 5 5 5 5", "4 4 4 4 4 4 4 4", "2 2 3 3 3 3 2 2", "0 0 1 1 1 1 0 0"], True),
 }
 
 
