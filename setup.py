@@ -83,7 +83,8 @@ if len(sys.argv) > 2:   # the shipped network: the same searches evaluated by it
     spec.loader.exec_module(network_file)
     with open(sys.argv[3], 'rb') as stored:   # the shipped file, which the build knows
         net = network_file.parse_network(stored.read(), sys.argv[3])
-    evaluator.network = core.Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_biases)
+    evaluator.network = core.Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_biases,
+                                     net.king_layout.buckets, net.king_layout.mirror)
     for fen in positions:
         table.wipe(); evaluator.clear(); search.clear(); search.clear_stop()
         search.set_limits(node_limit=300_000)
