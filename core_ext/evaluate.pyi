@@ -8,7 +8,8 @@ SCALE_LIMITS: dict[str, tuple[int, int]]
 
 class Network:
     def __init__(self, ft_weights: object, ft_bias: object, out_weights: object,
-                 out_biases: tuple[int, ...] | list[int]) -> None: ...
+                 out_biases: tuple[int, ...] | list[int], king_buckets: bytes = ...,
+                 king_mirror: bool = ...) -> None: ...
     @property
     def serial(self) -> int: ...
 

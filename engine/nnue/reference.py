@@ -50,8 +50,9 @@ def features(board: chess.Board, perspective: chess.Color, layout: KingLayout = 
     set of the perspective's king bucket, the board mirrored left to right when the layout says."""
     flip_rank = 0 if perspective == chess.WHITE else 56
     offset, flip_file = 0, 0
-    if not layout.plain:
-        bucket, flip_file = layout.transform(board.king(perspective) ^ flip_rank)
+    king = board.king(perspective)
+    if not layout.plain and king is not None:   # a board without that king: the first set (the core's too)
+        bucket, flip_file = layout.transform(king ^ flip_rank)
         offset = bucket * INPUTS
     active = []
     for square, piece in board.piece_map().items():
