@@ -114,9 +114,9 @@ def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
         assert evaluator.network_evaluate(Board(fen)) == reference.quantised_evaluate(net, chess.Board(fen))
     # With king buckets: four sets of inputs, wings mirrored, which the core computes as the reference does.
     assert trainer.main([str(net_path), str(games), "--epochs", "1", "--batch", "64", "--king-buckets", "mirrored-4",
-                         "--float-out", str(float_path)]) == 0
+                         "--factorise", "--float-out", str(float_path)]) == 0
     net = nnue.load(evaluator, net_path)
-    assert net.king_layout.count == 4 and "king buckets mirrored-4" in net.description
+    assert net.king_layout.count == 4 and "king buckets mirrored-4 factorised" in net.description
     assert reference.load_float_network(float_path).ft_weights.shape == (4 * 768, net.hidden)
     for fen in ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
                 "8/5k2/8/3p4/8/2N5/5K2/8 w - - 0 1", "8/8/3k4/8/8/8/1K3N2/8 b - - 0 1"):

@@ -205,3 +205,28 @@ def test_the_numpy_trainer_computes_the_reference_network() -> None:
     expected = [1 / (1 + np.exp(-reference.float_evaluate(float_net, board) / reference.SCALE)) for board in boards]
     assert np.allclose(predicted, expected, atol=1e-5)
     assert len({round(float(value), 4) for value in predicted}) > 30   # the positions' values differ
+
+
+def test_a_factorised_trainer_computes_the_folded_network() -> None:
+    """With a factoriser the trainer's network has a shared set of inputs beside the buckets'; its
+    output equals the reference's for the written network, where the shared set is folded into
+    each bucket's."""
+    pytest.importorskip("scipy", reason="pip install -e .[train]")
+    import nnue_backends
+    backend = nnue_backends.NumpyBackend(32, 1e-3, 0.0, seed=2, king_layout=MIRRORED, factorised=True)
+    assert backend.params["w1"].shape == (5 * 768, 32)
+    backend.params["w1"][:] = np.random.default_rng(6).normal(0, 0.1, backend.params["w1"].shape)
+    boards = [board.copy() for board, _ in random_positions(64, seed=47)]
+    rows = np.array([nnue_data.stm_features(board) + [nnue_data.PAD] * (32 - len(board.piece_map()))
+                     for board in boards], dtype=np.int16)
+    us = nnue_data.factoriser_features(nnue_data.king_bucket_features(rows, MIRRORED), MIRRORED)
+    them = nnue_data.factoriser_features(
+        nnue_data.king_bucket_features(nnue_data.mirror_features(rows), MIRRORED), MIRRORED)
+    assert us.shape == (64, 64) and ((us == 5 * 768).sum(axis=1) == 2 * (rows == 768).sum(axis=1)).all()
+    predicted = backend._forward(us, them)[-1]
+    folded = backend.float_network()
+    assert folded.ft_weights.shape == (4 * 768, 32)
+    shared = backend.params["w1"][4 * 768:]
+    assert np.allclose(folded.ft_weights[768:1536], backend.params["w1"][768:1536] + shared)
+    expected = [1 / (1 + np.exp(-reference.float_evaluate(folded, board) / reference.SCALE)) for board in boards]
+    assert np.allclose(predicted, expected, atol=1e-5)

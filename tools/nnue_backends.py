@@ -7,7 +7,14 @@ A backend takes batches as numpy arrays: the side to move's input indices and th
 (768 x king buckets, the number of inputs, fills empty slots; tools/nnue_data.py's
 king_bucket_features makes them), and the target (a probability). With output buckets, each
 position's bucket follows from its number of pieces, which is its number of input indices
-(network_file.output_bucket)."""
+(network_file.output_bucket) in the first 32 columns.
+
+With a factoriser (king buckets only), the network trained has one more set of 768 inputs that
+every king bucket shares: each position's 32 indices are followed by the same pieces' indices in
+that set (tools/nnue_data.py's factoriser_features), so what holds wherever the king stands is
+learned from all positions, and each bucket's own set learns only how its king square differs.
+The network written adds the shared set to each bucket's (fold_factoriser): the engine computes
+the same sums with one set per bucket."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,6 +22,7 @@ import numpy as np
 from ponderosa.engine.nnue import reference
 from ponderosa.engine.nnue.network_file import INPUTS, NO_KING_BUCKETS, PIECES_MAX, KingLayout
 
+SLOTS = 32   # a position's input indices (padded); a factoriser's follow them
 BETAS = (0.9, 0.999)
 EPSILON = 1e-8
 
@@ -22,7 +30,7 @@ EPSILON = 1e-8
 def output_buckets(indices: np.ndarray, buckets: int, pad: int = INPUTS) -> np.ndarray:
     """Each row's output bucket (network_file.output_bucket of its number of pieces; pad fills
     empty slots)."""
-    pieces = (indices != pad).sum(axis=1)
+    pieces = (indices[:, :SLOTS] != pad).sum(axis=1)
     return np.clip((pieces - 1) * buckets // PIECES_MAX, 0, buckets - 1)
 
 
@@ -30,10 +38,10 @@ class NumpyBackend:
     """The network with hand-written gradients: inputs as sparse matrices (scipy), AdamW by hand."""
 
     def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1,
-                 king_layout: KingLayout = NO_KING_BUCKETS) -> None:
+                 king_layout: KingLayout = NO_KING_BUCKETS, factorised: bool = False) -> None:
         rng = np.random.default_rng(seed)
-        self.hidden, self.buckets, self.king_layout = hidden, buckets, king_layout
-        self.inputs = INPUTS * king_layout.count   # and the padding index
+        self.hidden, self.buckets, self.king_layout, self.factorised = hidden, buckets, king_layout, factorised
+        self.inputs = INPUTS * (king_layout.count + factorised)   # and the padding index
         self.lr, self.weight_decay = lr, weight_decay
         self.params = {"w1": rng.normal(0, 0.05, (self.inputs, hidden)).astype(np.float32),
                        "b1": np.full(hidden, 0.1, np.float32),
@@ -108,19 +116,19 @@ class NumpyBackend:
 
     def float_network(self) -> reference.FloatNetwork:
         p = self.params
-        return reference.FloatNetwork(p["w1"].copy(), p["b1"].copy(), p["w2"].copy(), p["b2"].copy(),
-                                      self.king_layout)
+        w1 = fold_factoriser(p["w1"], self.king_layout.count) if self.factorised else p["w1"].copy()
+        return reference.FloatNetwork(w1, p["b1"].copy(), p["w2"].copy(), p["b2"].copy(), self.king_layout)
 
 
 class TorchBackend:
     """The same network in PyTorch: an EmbeddingBag for the sparse first layer, AdamW."""
 
     def __init__(self, hidden: int, lr: float, weight_decay: float, seed: int, buckets: int = 1,
-                 king_layout: KingLayout = NO_KING_BUCKETS) -> None:
+                 king_layout: KingLayout = NO_KING_BUCKETS, factorised: bool = False) -> None:
         import torch
         self.torch = torch
-        self.buckets, self.king_layout = buckets, king_layout
-        pad = self.pad = INPUTS * king_layout.count   # the padding index, after the inputs
+        self.buckets, self.king_layout, self.factorised = buckets, king_layout, factorised
+        pad = self.pad = INPUTS * (king_layout.count + factorised)   # the padding index, after the inputs
         torch.manual_seed(seed)
 
         class Network(torch.nn.Module):
@@ -174,14 +182,25 @@ class TorchBackend:
         for group in self.optimiser.param_groups:
             group["lr"] = lr
 
+    def _first_layer(self) -> np.ndarray:
+        weights = self.model.ft.weight[:self.pad].detach().numpy().astype(np.float32).copy()
+        return fold_factoriser(weights, self.king_layout.count) if self.factorised else weights
+
     def float_network(self) -> reference.FloatNetwork:
         model = self.model
         return reference.FloatNetwork(
-            ft_weights=model.ft.weight[:self.pad].detach().numpy().astype(np.float32).copy(),
+            ft_weights=self._first_layer(),
             ft_bias=model.ft_bias.detach().numpy().astype(np.float32).copy(),
             out_weights=model.out.weight.detach().numpy().astype(np.float32).copy(),
             out_bias=model.out.bias.detach().numpy().astype(np.float32).copy(),
             king_layout=self.king_layout)
+
+
+def fold_factoriser(weights: np.ndarray, king_buckets: int) -> np.ndarray:
+    """The first layer of the network written: each king bucket's 768 rows plus the shared set's
+    (the rows after them). Quantisation clips the sums to what the integers hold."""
+    own = weights[:INPUTS * king_buckets].reshape(king_buckets, INPUTS, -1)
+    return (own + weights[INPUTS * king_buckets:INPUTS * (king_buckets + 1)][None]).reshape(INPUTS * king_buckets, -1)
 
 
 def available_backends() -> list[str]:
@@ -200,5 +219,6 @@ def available_backends() -> list[str]:
 
 
 def make_backend(name: str, hidden: int, lr: float, weight_decay: float, seed: int,   # type: ignore[no-untyped-def]
-                 buckets: int = 1, king_layout: KingLayout = NO_KING_BUCKETS):
-    return (TorchBackend if name == "torch" else NumpyBackend)(hidden, lr, weight_decay, seed, buckets, king_layout)
+                 buckets: int = 1, king_layout: KingLayout = NO_KING_BUCKETS, factorised: bool = False):
+    return (TorchBackend if name == "torch" else NumpyBackend)(hidden, lr, weight_decay, seed, buckets, king_layout,
+                                                               factorised)

@@ -109,6 +109,15 @@ def king_bucket_features(indices: np.ndarray, layout: KingLayout, chunk: int = 1
     return out
 
 
+def factoriser_features(indices: np.ndarray, layout: KingLayout) -> np.ndarray:
+    """King-bucket indices (king_bucket_features) followed by the same pieces' indices in the
+    shared set after the buckets' (tools/nnue_backends.py's factoriser); padding becomes
+    768 x (buckets + 1)."""
+    own_pad, pad = PAD * layout.count, PAD * (layout.count + 1)
+    shared = np.where(indices == own_pad, pad, indices % PAD + own_pad)
+    return np.concatenate([np.where(indices == own_pad, pad, indices), shared], axis=1).astype(np.int16)
+
+
 def flip_files(indices: np.ndarray) -> np.ndarray:
     """The same pieces with the board mirrored left to right (a-file <-> h-file)."""
     return np.where(indices == PAD, PAD, indices ^ 7)

@@ -70,8 +70,12 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
         train_rows = np.concatenate([train_rows, np.arange(len(validation), len(validation) + len(extra))])
     mirrored = nnue_data.king_bucket_features(nnue_data.mirror_features(features), layout)
     features = nnue_data.king_bucket_features(features, layout)
+    if args.factorise:
+        mirrored = nnue_data.factoriser_features(mirrored, layout)
+        features = nnue_data.factoriser_features(features, layout)
     valid_rows = np.flatnonzero(validation)
-    backend = make_backend(args.backend, args.hidden, args.lr, args.weight_decay, args.seed, args.buckets, layout)
+    backend = make_backend(args.backend, args.hidden, args.lr, args.weight_decay, args.seed, args.buckets, layout,
+                           args.factorise)
     step_epochs = max(1, args.epochs // 3)   # the learning rate drops to 0.3x after each third
     history = []
     for epoch in range(1, args.epochs + 1):
@@ -110,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"output buckets by number of pieces (1 to {MAX_BUCKETS}; default 1, one output)")
     parser.add_argument("--king-buckets", choices=sorted(KING_LAYOUTS), default="none",
                         help="first-layer inputs by the perspective's own king square (default none: one set)")
+    parser.add_argument("--factorise", action="store_true",
+                        help="with king buckets: train a set of inputs shared by all buckets beside each bucket's "
+                             "own, folded into them in the file (tools/nnue_backends.py)")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -138,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.backend == "torch":
         import torch
         torch.set_num_threads(args.threads)
+    if args.factorise and args.king_buckets == "none":
+        parser.error("--factorise needs --king-buckets")
     if args.positions is None and not args.games:
         parser.error("give packed games files or --positions")
     data = read_positions(args.positions) if args.positions is not None else \
@@ -148,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(data['scores'])} positions from {int(data['games'].max(initial=-1)) + 1} games", file=sys.stderr)
     backend, history = train(data, args, holdout)
     description = (f"768x{args.hidden}x1 SCReLU, "
-                   + (f"king buckets {args.king_buckets}, " if args.king_buckets != "none" else "")
+                   + (f"king buckets {args.king_buckets}{' factorised' if args.factorise else ''}, "
+                      if args.king_buckets != "none" else "")
                    + (f"{args.buckets} output buckets, " if args.buckets > 1 else "")
                    + f"{len(data['scores'])} positions of Ponderosa self-play, "
                    f"{args.backend}, "
