@@ -20,10 +20,15 @@ cdef inline int nnue_king_slot(NNUENetwork* net, int perspective, int king_sq) n
     return net.king_bucket[king_sq] * 2 + (1 if net.king_mirror and (king_sq & 7) >= 4 else 0)
 
 
+cdef inline bint nnue_king_slots_vary(NNUENetwork* net) noexcept nogil:
+    """Whether the network has more than one king slot (king buckets or mirroring)."""
+    return net.king_buckets > 1 or net.king_mirror
+
+
 cdef inline int nnue_perspective_slot(NNUENetwork* net, Position* pos, int perspective) noexcept nogil:
     """The slot of perspective's king in pos (0 for a network without king buckets)."""
     cdef Bitboard king = pos.pieces[perspective][KING]
-    if (net.king_buckets == 1 and not net.king_mirror) or king == 0:
+    if not nnue_king_slots_vary(net) or king == 0:
         return 0
     return nnue_king_slot(net, perspective, lsb(king))
 
@@ -31,7 +36,7 @@ cdef inline int nnue_perspective_slot(NNUENetwork* net, Position* pos, int persp
 cdef inline bint nnue_king_crosses(NNUENetwork* net, StateInfo* st) noexcept nogil:
     """Whether the move recorded in st is a king move into another slot of its own side."""
     cdef Move m = st.move
-    if (net.king_buckets == 1 and not net.king_mirror) or m == 0 or (st.moved & 7) != KING:
+    if not nnue_king_slots_vary(net) or m == 0 or (st.moved & 7) != KING:
         return False
     return nnue_king_slot(net, st.moved >> 3, move_from(m)) != nnue_king_slot(net, st.moved >> 3, move_to(m))
 

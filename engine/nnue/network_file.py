@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAGIC = b"PONDNNUE"
-VERSION = 3                      # written only for networks with king buckets; others are version 2
+VERSION = 3                      # written only for networks with king buckets
+PLAIN_VERSION = 2                # written for the others, which engines without king buckets read too
 READABLE_VERSIONS = (1, 2, 3)
 INPUTS = 768                     # inputs per king bucket
 HEADER = struct.Struct("<8s7I")
@@ -159,8 +160,8 @@ def network_bytes(net: QuantisedNetwork) -> bytes:
     layout = net.king_layout
     king_fields = b"" if layout.plain else KING_FIELDS.pack(int(layout.mirror), layout.buckets)
     body = b"".join([
-        HEADER.pack(MAGIC, 2 if layout.plain else 3, net.inputs, net.hidden, net.qa, net.qb, net.scale,
-                    len(description)),
+        HEADER.pack(MAGIC, PLAIN_VERSION if layout.plain else VERSION, net.inputs, net.hidden, net.qa, net.qb,
+                    net.scale, len(description)),
         BUCKETS_FIELD.pack(net.buckets),
         king_fields,
         description,
