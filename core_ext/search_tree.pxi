@@ -51,9 +51,6 @@ cdef int NODES_BETWEEN_POLLS = 1024
 cdef int RAZOR_DEPTH = 2                # razoring up to this many plies from the leaves
 cdef int RAZOR_MARGIN = 300              # per ply: how far below alpha the static evaluation must be
 cdef int IIR_DEPTH = 4                  # least depth (plies) of an internal iterative reduction
-cdef int PROBCUT_DEPTH = 5              # least depth (plies) of a ProbCut test
-cdef int PROBCUT_MARGIN = 200           # what a capture must beat beta by in the shallower search
-cdef int PROBCUT_REDUCTION = 4          # plies less for that search
 
 
 cdef void init_reductions() noexcept nogil:
@@ -227,7 +224,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef bint skip_quiets = False, evaluated = False
     cdef CheckInfo check_info   # whether each move gives check, told before it is made
     cdef Move excluded = s.excluded[ply]
-    cdef int singular_beta, probcut_beta
+    cdef int singular_beta
     cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
     cdef int searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
@@ -339,41 +336,6 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                     return score
             elif score <= -MATE_BOUND:
                 mate_threat = True   # passing gets us mated: the threat extension applies
-
-    # ProbCut: off the principal variation, a capture that beats beta by PROBCUT_MARGIN in a search
-    # PROBCUT_REDUCTION plies shallower would most likely beat beta at full depth too, so the node
-    # cuts. Only captures that win that much by exchange are tried, each first by a quiescence
-    # search; not when the table holds a result deep enough that stays below the raised bound.
-    if not pv_node and not checked and not excluded and depth >= PROBCUT_DEPTH * ONE_PLY \
-            and -MATE_BOUND < beta < MATE_BOUND - PROBCUT_MARGIN \
-            and not (tte is not NULL and tt_depth * ONE_PLY >= depth - (PROBCUT_REDUCTION - 1) * ONE_PLY
-                     and tt_score < beta + PROBCUT_MARGIN):
-        probcut_beta = beta + PROBCUT_MARGIN
-        n = generate_noisy(pos, moves)
-        score_moves(s, moves, scores, n, hash_move, ply)
-        init_check_info(pos, &check_info)
-        for i in range(n):
-            m = pick_next(pos, moves, scores, i, n)
-            if scores[i] < SCORE_GOOD_CAPTURE:
-                break   # the rest lose material by exchange, or are under-promotions
-            if see(pos, m) < probcut_beta - static_eval:
-                continue
-            move_checks = gives_check_by(pos, m, &check_info)
-            s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
-            do_move(pos, m)
-            tt_prefetch(s.tt, pos.states[pos.ply].key)
-            s.in_check[ply + 1] = move_checks
-            score = -qsearch(s, -probcut_beta, -probcut_beta + 1, ply + 1)
-            if score >= probcut_beta:
-                score = -search(s, -probcut_beta, -probcut_beta + 1, depth - PROBCUT_REDUCTION * ONE_PLY,
-                                ply + 1, True)
-            undo_move(pos)
-            if s.stopped:
-                return 0
-            if score >= probcut_beta:
-                tt_store(s.tt, key, m, score_to_tt(score, ply), raw_eval,
-                         depth // ONE_PLY - (PROBCUT_REDUCTION - 1), BOUND_LOWER)
-                return score
 
     # Internal iterative reduction: off the principal variation, a node the table gives no move
     # for was never searched or failed low everywhere; a ply less is spent on it.
