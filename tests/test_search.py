@@ -8,8 +8,9 @@ import chess
 import pytest
 
 from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.search import MATE_THRESHOLD
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.search import SearchLimits, Thinking, mate_distance
+from ponderosa.engine.search import WON_MIN_DEPTH, WON_SCORE, SearchLimits, Thinking, mate_distance, won_position
 from ponderosa.engine.testsuite import SuiteError, read_suite
 
 from tests.wall_clock import allowed, bounds
@@ -237,3 +238,34 @@ def test_a_mate_search_stops_once_the_mate_is_proven(engine: Engine) -> None:
     assert mate_distance(result.score) == 2 and result.depth < 30
     result = engine.think(SearchLimits(depth=12, mate=1))
     assert mate_distance(result.score) == 2 and result.depth == 12
+
+
+def test_won_position_is_a_deep_enough_score_for_the_mover() -> None:
+    assert won_position(WON_MIN_DEPTH, WON_SCORE)
+    assert not won_position(WON_MIN_DEPTH - 1, WON_SCORE)
+    assert not won_position(WON_MIN_DEPTH, WON_SCORE - 1)
+    assert not won_position(WON_MIN_DEPTH, -WON_SCORE)
+    assert won_position(WON_MIN_DEPTH, MATE_THRESHOLD)   # a mate for the mover
+    assert not won_position(40, -MATE_THRESHOLD)
+
+
+WON_FEN = "r5k1/5ppp/8/8/8/2N5/PPQ2PPP/1R2R1K1 w - - 0 1"   # a queen, a rook and a knight up
+
+
+def test_a_won_position_cuts_the_moves_time(engine: Engine) -> None:
+    """A position already won does not take long: once an iteration of depth WON_MIN_DEPTH says
+    so, the hard limit drops to half the soft limit and no iteration starts past 15% of it."""
+    engine.new_game()
+    engine.set_position(WON_FEN)
+    result = engine.think(SearchLimits(soft_seconds=2.0, hard_seconds=6.0))
+    assert result.depth >= WON_MIN_DEPTH and result.score >= WON_SCORE
+    assert engine.searcher.hard_limit_seconds == pytest.approx(1.0)
+    assert result.seconds < allowed(1.1)
+
+
+def test_an_open_position_keeps_its_hard_limit(engine: Engine) -> None:
+    engine.new_game()
+    engine.set_position("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    result = engine.think(SearchLimits(soft_seconds=0.5, hard_seconds=1.5))
+    assert abs(result.score) < WON_SCORE
+    assert engine.searcher.hard_limit_seconds == pytest.approx(1.5)
