@@ -77,6 +77,7 @@ TABLES: dict[str, Table] = {
     "operations": Table(("tt.clear", "annotate", "syzygy.*")),
     "soak": Table(("soak.*",), columns=("what", "result", "commit", "date", "command", "note")),
     "timeloss": Table(("timeloss.*",), columns=MATCH),
+    "won-time": Table(("clock.won-position",), columns=("what", "result", "commit", "date", "bench", "command")),
     "tests": Table(("tests.*",), columns=("what", "result", "commit", "date", "command", "note")),
     "build": Table(("build.*",), columns=("what", "result", "commit", "date", "command")),
     "binary": Table(("binary.make", "binary.startup"), columns=("what", "result", "commit", "date", "command")),
@@ -140,6 +141,8 @@ RESULTS: tuple[tuple[str, str], ...] = (
     ("soak.300", "**{games}** games, {plies:,} plies, {minutes} min {seconds} s; memory {rss_kib_20:,} → "
                  "**{rss_kib:,} KiB** (+{rss_growth_pct}%); {fds} descriptors, {threads} threads; W/D/L {wins} / "
                  "{draws} / {losses}; **{time_losses} time losses, {illegal_moves} illegal moves**"),
+    ("clock.won-position", "a move **{median_s} s** at the median, at most {max_s} s, over {positions} positions; "
+                           "{base} {base_median_s} s, at most {base_max_s} s"),
     ("timeloss.*", "**{time_losses} time losses**, {illegal_moves} illegal moves, {crashes} crashes in {games:,} "
                    "games (W/D/L {wins} / {draws} / {losses})[; a move {move_ms} ms on average, the opponent's "
                    "{opponent_move_ms} ms][; lowest clock {min_clock_s} s]"),
