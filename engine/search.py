@@ -173,17 +173,18 @@ class Searcher:
     def _next_iteration_would_overrun(self, won: bool) -> bool:
         """An iteration takes about twice the one before it: past SETTLED_SHARE of the soft limit
         the next one would most likely end far beyond it (or be cut off by the hard limit). In a
-        won position the share is a quarter of that, and the hard limit drops to half the soft
-        limit, so that an iteration already running does not take the rest."""
-        with self._budget_lock:
-            soft = self._soft_deadline_ns - self._start_ns
-            if won:
-                cut = self._start_ns + int(soft * WON_HARD_SHARE)
-                if not self._hard_deadline_ns or cut < self._hard_deadline_ns:
-                    self._hard_deadline_ns = cut
-                    self.core.set_deadline(cut)
+        won position the share is a quarter of that."""
         share = SETTLED_SHARE * (WON_SOFT_FACTOR if won else 1.0)
-        return time.monotonic_ns() - self._start_ns >= share * soft
+        return time.monotonic_ns() - self._start_ns >= share * (self._soft_deadline_ns - self._start_ns)
+
+    def _cut_hard_limit_when_won(self) -> None:
+        """A won position: the hard limit drops to WON_HARD_SHARE of the soft limit, so that an
+        iteration already running does not take the rest."""
+        with self._budget_lock:
+            cut = self._start_ns + int((self._soft_deadline_ns - self._start_ns) * WON_HARD_SHARE)
+            if not self._hard_deadline_ns or cut < self._hard_deadline_ns:
+                self._hard_deadline_ns = cut
+                self.core.set_deadline(cut)
 
     def run(self, board: Board, limits: SearchLimits,
             on_thinking: Callable[[Thinking], None] | None = None,
@@ -329,9 +330,12 @@ class Searcher:
                 continue
             if moves == 1 and limits.depth is None and self._soft_deadline_ns:
                 break  # a forced move needs no thought when playing on a clock
-            if self._soft_deadline_ns and not fixed_time \
-                    and self._next_iteration_would_overrun(won_position(depth, score)):
-                break
+            if self._soft_deadline_ns and not fixed_time:
+                won = won_position(depth, score)
+                if won:
+                    self._cut_hard_limit_when_won()
+                if self._next_iteration_would_overrun(won):
+                    break
             mate = mate_distance(score)
             if mate is not None and limits.depth is None and depth >= 2 * abs(mate) + 4 \
                     and (self._soft_deadline_ns or limits.nodes is not None):

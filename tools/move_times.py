@@ -7,7 +7,8 @@ taking little time, a forced move none), not strength.
 
     python tools/move_times.py "ponderosa --xboard" POSITIONS.epd --clock 120 --inc 12 [--json]
 
-POSITIONS: one FEN (or EPD) a line; `#` starts a comment.
+POSITIONS: one FEN or EPD a line; a line starting with `#` is a comment, and words after a FEN's
+six fields are left out.
 """
 from __future__ import annotations
 
@@ -22,16 +23,19 @@ from pathlib import Path
 import chess
 import chess.engine
 
+from match_openings import position_fen, read_openings  # tools/match_openings.py, beside this script
+
 
 def read_positions(path: Path) -> list[chess.Board]:
+    """The positions of a FEN/EPD file, read as the match scripts read their openings."""
+    try:
+        lines = read_openings(path)
+    except ValueError as error:   # no positions at all
+        sys.exit(str(error))
     boards = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        text = line.split("#", 1)[0].strip()
-        if not text:
-            continue
+    for number, text in lines:
         try:
-            boards.append(chess.Board(" ".join(text.split()[:6])) if text.count(" ") >= 5
-                          else chess.Board.from_epd(text)[0])
+            boards.append(chess.Board(position_fen(text)))
         except ValueError as error:
             sys.exit(f"{path}:{number}: not a position: {error}")
     return boards
