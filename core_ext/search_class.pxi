@@ -229,9 +229,35 @@ cdef class Search:
             self.s.root_moves[j + 1] = key
 
     def pv(self) -> list:
+        """The principal variation from the root (UCI), as far as a game could play it: no move
+        after a mate, stalemate, threefold repetition or fiftieth move (match runners check)."""
+        cdef int length
         if self.s.pv_length[0] == 0:
             return [self.line_move()]
-        return [move_to_uci(&self.s.pos, self.s.pv[0][i]) for i in range(self.s.pv_length[0])]
+        length = playable_length(&self.s.pos, self.s.pv[0], self.s.pv_length[0])
+        return [move_to_uci(&self.s.pos, self.s.pv[0][i]) for i in range(max(length, 1))]
+
+    def playable(self, list line) -> list:
+        """line (UCI moves from the root set by set_position: a helper's PV) cut where pv() cuts."""
+        cdef Move moves[MAX_PLY + 2]
+        cdef Move legal[MAX_MOVES]
+        cdef Position* pos = &self.s.pos
+        cdef int count = 0, i, n, length
+        cdef list applied = []
+        for text in line[:MAX_PLY + 2]:
+            n = generate_legal(pos, legal)
+            for i in range(n):
+                if move_to_uci(pos, legal[i]) == text:
+                    break
+            else:
+                break
+            moves[count] = legal[i]
+            count += 1
+            do_move(pos, legal[i])
+        for i in range(count):
+            undo_move(pos)
+        length = playable_length(pos, moves, count)
+        return list(line[:length])
 
     @property
     def nodes(self) -> int:

@@ -100,3 +100,48 @@ cdef inline bint is_quiet(Position* pos, Move m) noexcept nogil:
 
 cdef inline int captured_value(Position* pos, Move m) noexcept nogil:
     return SEE_VALUE[captured_type(pos, m)]
+
+
+cdef inline bint game_ends_here(Position* pos) noexcept nogil:
+    """The game is over in pos by a rule a match runner applies: the fiftieth move (100 plies)
+    or a threefold repetition (the position twice before, since the last capture or pawn move).
+    Checkmate and stalemate show as no legal moves."""
+    cdef StateInfo* st = &pos.states[pos.ply]
+    cdef int i = pos.ply - 2
+    cdef int oldest = pos.ply - st.halfmove
+    cdef int seen = 0
+    if st.halfmove >= 100:
+        return True
+    while i >= oldest and i >= 0:
+        if pos.states[i].key == st.key:
+            seen += 1
+            if seen == 2:
+                return True
+        i -= 2
+    return False
+
+
+cdef int playable_length(Position* root, Move* line, int length) noexcept nogil:
+    """How many moves of line, from root, a game can play: it ends with the move that mates,
+    stalemates, repeats a position the third time or makes the hundredth ply without a capture
+    or pawn move. A move that is not legal ends the line before it (a helper's stale PV)."""
+    cdef Position* pos = <Position*>malloc(sizeof(Position))
+    cdef Move moves[MAX_MOVES]
+    cdef int i, j, n, played = length
+    if pos is NULL:
+        return length
+    memcpy(pos, root, sizeof(Position))
+    for i in range(length):
+        n = generate_legal(pos, moves)
+        for j in range(n):
+            if moves[j] == line[i]:
+                break
+        else:
+            played = i
+            break
+        do_move(pos, line[i])
+        if game_ends_here(pos):
+            played = i + 1
+            break
+    free(pos)
+    return played

@@ -249,9 +249,10 @@ class Searcher:
         seconds = (time.monotonic_ns() - start) / 1e9
         if deepest is not None and deepest.depth > result.depth and deepest.pv \
                 and deepest.pv[0] in self.core.root_moves():
-            result = SearchResult(deepest.pv[0], deepest.score, deepest.depth, nodes, seconds, deepest.pv)
+            pv = self.core.playable(deepest.pv)   # a PV ends where the game would (as the main thread's)
+            result = SearchResult(pv[0], deepest.score, deepest.depth, nodes, seconds, pv)
             if on_thinking is not None:
-                on_thinking(Thinking(deepest.depth, deepest.score, seconds, nodes, deepest.pv, "exact",
+                on_thinking(Thinking(deepest.depth, deepest.score, seconds, nodes, pv, "exact",
                                      self.core.seldepth, self._tbhits()))
         result.nodes = nodes
         result.seconds = seconds

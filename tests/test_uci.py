@@ -19,6 +19,7 @@ from ponderosa.protocol import cli
 from ponderosa.protocol.console import Console
 from ponderosa.protocol.uci import UciSession, parse_go
 
+from tests.conftest import data_file
 from tests.test_search import BENCH_SIGNATURE  # the bench's node total, pinned in one place
 from tests.uci_harness import BESTMOVE, INFO_FIELDS, UciEngine, infos, parse_info, program
 from tests.wall_clock import READINGS, allowed
@@ -197,6 +198,18 @@ def test_info_lines_carry_every_field(uci) -> None:
     assert [info["time"] for info in exact] == sorted(info["time"] for info in exact)
     assert exact[-1]["pv"][0] == move and 0 <= exact[-1]["hashfull"] <= 1000 and exact[-1]["tbhits"] == 0
     assert exact[-1]["nodes"] > 0 and exact[-1]["nps"] > 0
+
+
+def test_info_lines_count_the_searchs_tablebase_hits(uci) -> None:
+    """With SyzygyPath set, a won ending of four pieces is probed in the tree: tbhits is the
+    search's own count, as XBoard's thinking output shows it, not a constant 0."""
+    engine = uci()
+    engine.send(f"setoption name SyzygyPath value {data_file('syzygy', 'KQvK.rtbw').parent}")
+    engine.sync()
+    _, _, seen = engine.search("position fen 8/8/4k3/8/3p4/8/3R4/4K3 w - - 0 1", "go depth 8")
+    hits = [info["tbhits"] for info in infos(seen) if "pv" in info]
+    assert hits and hits[-1] > 0, hits
+    assert hits == sorted(hits)   # a count of this search: it only grows
 
 
 def test_info_line_bounds_and_mate_scores() -> None:

@@ -150,18 +150,14 @@ class UciSession:
             active.ponder_move = None
 
     def info_line(self, report: Thinking, material: int | None = None) -> str:
-        """The `info` line of one report, with the table's fill and the tablebase hits now, and with
+        """The `info` line of one report, with the table's fill now and the search's own tablebase hits, and with
         UCI_ShowWDL the chances for the searched position's material (the game's, if not given)."""
         chances = None
         if self.show_wdl:
             if material is None:
                 material = material_count(self.engine.position(stack=False))
             chances = wdl(report.score, material)
-        return format_info(report, self.engine.hashfull(), self.tablebase_hits(), chances)
-
-    def tablebase_hits(self) -> int:
-        """Tablebase probes that answered in this search (none until the tablebases are wired in)."""
-        return int(getattr(self.engine, "tablebase_hits", 0))
+        return format_info(report, self.engine.hashfull(), report.tbhits or 0, chances)
 
     def _report_progress(self) -> None:
         """At most once a second, while a search runs: the root move searched, and the counters."""
