@@ -50,13 +50,6 @@ def test_a_line_stops_at_the_third_repetition() -> None:
     assert fresh.playable(line) == line                        # twice is no draw yet
 
 
-def ends_the_game(board: chess.Board, pv: list[str]) -> bool:
-    board = board.copy()
-    for move in pv:
-        board.push_uci(move)
-    return board.halfmove_clock >= 100 or board.is_repetition(3)
-
-
 def test_a_line_stops_at_the_fiftieth_move_and_at_mate() -> None:
     core = core_at("8/8/8/3k4/8/8/8/R3K3 w - - 98 80", [])
     assert core.playable(["a1a2", "d5d4", "a2a3", "d4d5"]) == ["a1a2", "d5d4"]
@@ -77,7 +70,8 @@ def test_every_reported_pv_ends_with_the_game() -> None:
         if board.is_game_over(claim_draw=False) or board.halfmove_clock >= 100:
             break
         root = board.copy()
-        result = engine.think(SearchLimits(depth=9), on_thinking=lambda report, root=root: reports.append((root, report)))
+        result = engine.think(SearchLimits(depth=9),
+                              on_thinking=lambda report, root=root: reports.append((root, report)))
         assert result.best_move is not None
         engine.make_move(result.best_move)
         board.push_uci(result.best_move)

@@ -20,6 +20,7 @@ from ponderosa.protocol.xboard.clock import CLOCK_COMMANDS, XBoardClock
 from ponderosa.protocol.xboard.game import GAME_COMMANDS, EditBoard, edit_line
 from ponderosa.protocol.xboard.ics import ICS_COMMANDS, ServerPlay
 from ponderosa.protocol.xboard.options import OPTION_COMMANDS, report_evaluation, report_threads
+from ponderosa.protocol.xboard.ponder_output import PonderOutputHold
 from ponderosa.protocol.xboard.tablebases import TABLEBASE_COMMANDS, report_problems, report_tables
 from ponderosa.protocol.xboard.thinking import thinking_line
 
@@ -65,6 +66,7 @@ class XBoardSession:
         self.resign_pawns = 0
         self.tablebase_messages_told: set[str] = set()   # each said once per process, not per game
         self.ics = ServerPlay(self)
+        self.ponder_output = PonderOutputHold(self.out)   # a ponder search's first lines wait for the next command
 
     # -- the loop ---------------------------------------------------------------
 
@@ -72,10 +74,16 @@ class XBoardSession:
         """Read commands from stream on a thread of its own and execute them in order."""
         start_reader(stream, self.out, self.events, "xboard-input")
         while self.running:
-            kind, *payload = self.events.get()
+            try:
+                kind, *payload = self.events.get(timeout=self.ponder_output.wait_seconds())
+            except queue.Empty:
+                self.ponder_output.expire(self._pondering())
+                continue
             try:
                 if kind == "line":
+                    holds = self.ponder_output.holds
                     self.handle(payload[0])
+                    self.ponder_output.release(self._pondering(), holds)
                 elif kind == "done":
                     self._search_finished(payload[0], payload[1])
                 elif kind == "eof":
@@ -123,7 +131,8 @@ class XBoardSession:
             try:
                 predicted = search.ponder_move   # None again after a ponder hit
                 if predicted is not None:
-                    self._show_thinking(report, before_ponder, [predicted])
+                    self._show_thinking(report, before_ponder, [predicted],
+                                        lambda text: self.ponder_output.line(search, text))
                 else:
                     self._show_thinking(report, searched, [])
                     self.ics.on_thinking(report, searched)
@@ -135,8 +144,10 @@ class XBoardSession:
 
         self.ponder_result = None
         if kind == "ponder":
+            self.ponder_output.hold(search)   # before its first line
             serial = self.engine.ponder(ponder_move, limits, thinking, finished)
             if serial is None:
+                self.ponder_output.release(None)
                 return
             search.serial = serial
         else:
@@ -327,14 +338,20 @@ class XBoardSession:
             return on_server
         return self.engine.position(stack=False).is_insufficient_material() or score <= self.engine.draw_score - 25
 
-    def _show_thinking(self, report: Thinking, board: chess.Board, prefix: list[str]) -> None:
-        """One thinking line (with post on); the PV (prefix, then the search's) in SAN from board."""
+    def _show_thinking(self, report: Thinking, board: chess.Board, prefix: list[str],
+                       write: Callable[[str], None] | None = None) -> None:
+        """One thinking line (with post on); the PV (prefix, then the search's) in SAN from board,
+        written by write (the output, or the ponder hold)."""
         self.last_report = report
         if not self.post:
             return
         line = thinking_line(report, board, prefix)
         if line is not None:
-            self.out.line(line)
+            (write or self.out.line)(line)
+
+    def _pondering(self) -> ActiveSearch | None:
+        active = self.active
+        return active if active is not None and active.kind == "ponder" else None
 
     # -- moves from the GUI -----------------------------------------------------
 
