@@ -82,7 +82,10 @@ class BookLearning:
             self.learner.game_over([move.uci() for move in self.state.game.move_stack], result)
 
     def use_learned_store(self, location: str) -> None:
-        """Keep learned data in another SQLite file or a PostgreSQL database (gang learning)."""
+        """Keep learned data in another SQLite file or a PostgreSQL database (gang learning); the
+        store in use named again is kept as it is."""
+        if location == self.learned.location:
+            return
         store = open_learned_store(location)
         store.learned_moves(0)   # fails now, not in the middle of a game, if it cannot be used
         old, self.learned = self.learned, store

@@ -57,6 +57,12 @@ class EngineOptions:
     def pawn_hash_bytes(self) -> int:
         return self._settings.pawn_hash_bytes
 
+    @property
+    def hash_request(self) -> int:
+        """The table size last asked for and had, in bytes (the table in use may be smaller: a
+        power of two of buckets); asking it again changes nothing."""
+        return self._settings.hash_request
+
     def set_hash_size(self, size_bytes: int) -> int:
         """The transposition table's size; returns the size in use. ResourceError: memory not had."""
         return self._settings.set_hash_size(size_bytes)

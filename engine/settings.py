@@ -4,7 +4,7 @@ search, pondering included, a change waits for its end and is applied before any
 searches (apply_pending_settings reports what was applied)."""
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.engine.limits import DEFAULT_PAWN_HASH_BYTES, MAX_THREADS, MEGABYTE
@@ -13,6 +13,9 @@ from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.search import Searcher
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.worker import HelperPool
+
+if TYPE_CHECKING:
+    from ponderosa.engine.search_control import TablePrefault
 
 T = TypeVar("T")
 
@@ -29,7 +32,7 @@ def _megabytes(size_bytes: int) -> str:
 class SearchSettings:
     def __init__(self, searcher: Searcher, evaluator: Evaluator, helpers: HelperPool, tablebases: Tablebases,
                  evaluation: EvaluationChoice, searching: Callable[[], bool], end_search: Callable[[], None],
-                 before_table_change: Callable[[], None]) -> None:
+                 prefault: TablePrefault) -> None:
         self.searcher = searcher
         self.tt = searcher.tt
         self.evaluator = evaluator
@@ -38,15 +41,20 @@ class SearchSettings:
         self.evaluation = evaluation
         self._searching = searching
         self._end_search = end_search
-        self._before_table_change = before_table_change
+        self._prefault = prefault
         self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
+        self.hash_request = self.tt.size     # the size last asked for and had (the table rounds it down)
         self.pending = PendingSettings()     # asked for during a search: applied at its end
         self._applied = AppliedSettings()    # applied since the front end last asked
 
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns its size in bytes (the old one while the
         change waits for a running search's end). ResourceError when the memory cannot be had:
-        the old table is kept."""
+        the old table is kept. The size in use (or waiting) asked for again changes nothing: a GUI
+        may send it before every move."""
+        if size_bytes == self.hash_request:
+            self.pending.hash_bytes = None   # a different size that waited is asked back
+            return self.tt.size
         if self._searching():
             self.pending.hash_bytes = size_bytes
         else:
@@ -56,7 +64,11 @@ class SearchSettings:
 
     def set_pawn_hash_size(self, size_bytes: int) -> None:
         """Size the pawn hash tables (the main thread's and every helper's); during a search, at its
-        end. ResourceError when the memory cannot be had: the old tables are kept."""
+        end. ResourceError when the memory cannot be had: the old tables are kept. The size in use
+        again changes nothing."""
+        if size_bytes == self.pawn_hash_bytes:
+            self.pending.pawn_hash_bytes = None
+            return
         if self._searching():
             self.pending.pawn_hash_bytes = size_bytes
         else:
@@ -65,9 +77,13 @@ class SearchSettings:
 
     def set_threads(self, threads: int) -> bool:
         """Start or end helper threads; True if done now, False if it waits for a running search's
-        end. Raises ValueError for a count out of range (at once, also during a search)."""
+        end or is the count in use already (nothing to do, nothing to report). Raises ValueError
+        for a count out of range (at once, also during a search)."""
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}")
+        if threads == self.helpers.threads:
+            self.pending.threads = None   # a different count that waited is asked back
+            return False
         if self._searching():
             self.pending.threads = threads
             return False
@@ -77,7 +93,11 @@ class SearchSettings:
 
     def set_tablebase_path(self, path: str) -> list[str] | None:
         """Use the Syzygy tables in path; returns messages about what could not be used, or None
-        while the change waits for a running search's end (apply_pending_settings reports them)."""
+        while the change waits for a running search's end (apply_pending_settings reports them)
+        or the path is the one in use (nothing is reopened)."""
+        if path.strip() == self.tablebases.path:
+            self.pending.tablebase_path = None
+            return None
         if self._searching():
             self.pending.tablebase_path = path
             return None
@@ -86,7 +106,11 @@ class SearchSettings:
 
     def set_eval_file(self, name: str) -> list[str] | None:
         """Evaluate with the network in the file ('<default>': the shipped one); returns messages
-        about what could not be used, or None while the change waits for a running search's end."""
+        about what could not be used, or None while the change waits for a running search's end
+        or the file is the network in use (nothing is read again, the table is kept)."""
+        if self.evaluation.in_use_from(name):
+            self.pending.eval_file = None
+            return None
         if self._searching():
             self.pending.eval_file = name
             return None
@@ -121,7 +145,10 @@ class SearchSettings:
 
     def set_tablebase_cache(self, size_bytes: int) -> int:
         """Size the tablebase value cache; returns its size in bytes (the old one while the change
-        waits for a running search's end)."""
+        waits for a running search's end); the size in use again changes nothing."""
+        if size_bytes == self.tablebases.cache_bytes:
+            self.pending.tablebase_cache_bytes = None
+            return size_bytes
         if self._searching():
             self.pending.tablebase_cache_bytes = size_bytes
             return self.tablebases.cache_bytes
@@ -166,13 +193,19 @@ class SearchSettings:
             self._applied.tablebase_messages = (self._applied.tablebase_messages or []) + messages
 
     def _resize_hash(self, size_bytes: int) -> None:
-        self._before_table_change()   # the start-up prefault must not touch the old table after resize unmaps it
+        self._prefault.wait()   # a prefault must not touch the old table after resize unmaps it
         self.searcher.park_helpers()   # nor may a helper still stopping
         try:
             self.tt.resize(size_bytes)   # maps the new table before it lets the old one go
         except MemoryError:
             raise ResourceError(f"cannot allocate a hash table of {_megabytes(size_bytes)}; "
                                 f"keeping the {_megabytes(self.tt.size)} table") from None
+        self.hash_request = size_bytes
+        # Fault the new pages in now, before the answer (UCI's readyok, XBoard's pong), as
+        # Stockfish clears its table: else the first searches after a resize pay for them, and a
+        # prefault beside a search stalls it on the kernel's work for huge pages (measured: 689
+        # nodes a second in the first search after Hash 1024 with the prefault on another thread).
+        self.tt.prefault()
 
     def _resize_pawn_hash(self, size_bytes: int) -> None:
         old = self.pawn_hash_bytes

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import random
 import time
 from collections.abc import Iterator
@@ -155,17 +156,27 @@ class OpeningBook:
         return messages
 
     def use_book(self, path: str) -> None:
-        """Use path (a Ponderosa book or a Polyglot .bin) as the large book."""
-        source = open_book_file(path)
-        self._replace("large", source)
+        """Use path (a Ponderosa book or a Polyglot .bin) as the large book; the book in use
+        named again is kept open as it is (a GUI may send its options before every move)."""
+        if not self._in_use("large", path):
+            self._replace("large", open_book_file(path))
 
     def use_polyglot(self, path: str) -> None:
-        source = PolyglotBookFile.open(path)
-        self._replace("large", source)
+        if not self._in_use("large", path):
+            self._replace("large", PolyglotBookFile.open(path))
 
     def use_start_book(self, path: str) -> None:
-        source = open_book_file(path)
-        self._replace("start", source)
+        if not self._in_use("start", path):
+            self._replace("start", open_book_file(path))
+
+    def _in_use(self, slot: str, path: str) -> bool:
+        source = getattr(self, slot)
+        if source is None:
+            return False
+        try:
+            return os.path.samefile(source.path, os.path.expanduser(path))
+        except OSError:   # either file gone or unreadable: open it anew (and say why if it fails)
+            return False
 
     def _replace(self, slot: str, source: BookSource | None) -> None:
         old = getattr(self, slot)

@@ -63,6 +63,15 @@ class EvaluationChoice:
         self._apply()
         return []
 
+    def in_use_from(self, name: str) -> bool:
+        """Whether the network of this file (DEFAULT_NAME or '': the shipped one) is the one
+        evaluating now: setting it again is nothing to do."""
+        default = name.strip() in ("", DEFAULT_NAME)
+        path = nnue.DEFAULT_NETWORK if default else Path(name.strip()).expanduser()
+        if self.path is None:   # the hand-written evaluation: the default of a package without a network
+            return default and not path.exists()
+        return self.use_network and self.active and _same_file(path, self.path)
+
     def set_mode(self, mode: str) -> str:
         """`nnue` or `classic`; raises ValueError for another word or nnue without a network."""
         if mode not in ("nnue", "classic"):
@@ -93,3 +102,10 @@ class EvaluationChoice:
         if self.active and self.path is not None:
             return f"evaluation: network {self.path.name} ({self.network.description if self.network else ''})"
         return "evaluation: hand-written (classic)"
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.resolve() == other.resolve()
+    except OSError:
+        return False

@@ -14,9 +14,12 @@ if TYPE_CHECKING:
 def cmd_hash(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: hash SIZE  (e.g. hash 64M, hash=1G)")
+    size = parse_size(args[0])
+    if size == console.engine.options.hash_request:
+        return   # the size in use: nothing changes, nothing to say (a script may send it every game)
     console.engine.end_search()   # the silent ponder search ends: the table changes now, as the reply says
     try:
-        used = console.engine.options.set_hash_size(parse_size(args[0]))
+        used = console.engine.options.set_hash_size(size)
     except ResourceError as error:
         raise CommandError(str(error)) from None
     console.say(f"hash table memory = {used // 1024}K bytes")

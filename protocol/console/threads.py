@@ -30,7 +30,7 @@ def cmd_smpmt(console: Console, args: list[str]) -> None:
         say_threads(console)
         return
     count = _count(console, args, f"smpmt=N  (threads, 0..{MAX_THREADS}; 0 or 1: one thread)", 0, MAX_THREADS)
-    if count is not None:
+    if count is not None and max(1, count) != console.engine.threads:   # the count in use: nothing to do or say
         console.engine.end_search()   # the silent ponder search ends: the count changes now, as the reply says
         try:
             console.engine.options.set_threads(max(1, count))
