@@ -72,7 +72,7 @@ TABLES: dict[str, Table] = {
     "suite": Table(("suite.wac",)),
     "perft-peers": Table(("perft.stockfish.*",)),
     "smp": Table(("smp.bench", "smp.bench16")),
-    "protocols": Table(("uci.*",)),
+    "protocols": Table(("uci.*", "xboard.*", "client.*")),
     "books": Table(("book.*",)),
     "operations": Table(("tt.clear", "annotate", "syzygy.*")),
     "soak": Table(("soak.*",), columns=("what", "result", "commit", "date", "command", "note")),
@@ -122,6 +122,10 @@ RESULTS: tuple[tuple[str, str], ...] = (
     ("smp.*", "nodes to depth 2T/1T **{nodes_ratio}×**[; time to depth **{time_ratio}**][ (per position "
               "{time_ratio_geomean})][; nodes/s **{nps_ratio}×**][ ({nps_1t_k:,} → {nps_2t_k:,} k)]"),
     ("uci.stop", "`stop` to `bestmove` median **{median_ms} ms**, max {max_ms} ms over {stops} stops"),
+    ("uci.resize", "first search after the resize **{first_nps:,}** nodes/s, the tenth {last_nps:,} "
+                   "(**{ratio}×**); setoption to readyok {configure_s} s"),
+    ("xboard.repeats", "{repeats} repeats in **{repeats_s} s**, {lines} lines printed; the first {first_s} s"),
+    ("client.*", "**{passed}** of {runs} runs: {summary}"),
     ("uci.multipv", "MultiPV {lines} against 1: {nodes_ratio}× the nodes ({nodes:,} / {base_nodes:,}), "
                     "{time_ratio}× the time"),
     ("book.create*", "**{seconds} s**[ ({games_per_s:,} games/s)][, {peak_mb:,} MB peak][; {positions:,} "
