@@ -13,13 +13,11 @@ import argparse
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import chess
 import chess.engine
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engine_process import program  # noqa: E402  (tools/engine_process.py: the installed program)
+from engine_process import program  # tools/engine_process.py: the installed program
 
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
 

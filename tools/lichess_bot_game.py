@@ -1,10 +1,11 @@
 """One game of lichess-bot's own code against a scripted opponent, as a bot owner runs it: the
 template config (`config.yml.default`) pointed at Ponderosa and read by lichess-bot's config check,
 its engine wrapper and its `play_game` loop; only lichess.org is replaced, by `StandIn` below,
-whose opponent is a second Ponderosa at a fixed depth. Run as a script (lichess-bot sets up the
-process's logging) by tests/test_lichess_bot.py:
+whose opponent is a second Ponderosa at a fixed depth. A process of its own (lichess-bot sets up
+the process's logging), with lichess-bot's source on the import path; tests/test_lichess_bot.py
+runs it so:
 
-    python tests/lichess_bot_run.py LICHESS_BOT_SOURCE ENGINE WORKDIR RUN
+    PYTHONPATH=LICHESS_BOT_SOURCE python tools/lichess_bot_game.py LICHESS_BOT_SOURCE ENGINE WORKDIR RUN
 
 RUN is uci, xboard-ponder, xboard-options, chess960-uci or chess960-xboard. The last line printed
 is a JSON summary: moves, the longest move, illegal moves, errors logged, the result."""
@@ -201,7 +202,6 @@ class ErrorRecords(logging.Handler):
 
 def main(argv: list[str]) -> int:
     source, engine, workdir, run = Path(argv[0]), Path(argv[1]), Path(argv[2]), argv[3]
-    sys.path.insert(0, str(source))
     os.chdir(source)   # lichess-bot reads lib/versioning.yml relative to its folder
     from lib import config as lichess_config
     from lib import lichess, lichess_bot
