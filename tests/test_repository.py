@@ -154,3 +154,14 @@ def test_tools_do_not_import_the_tests() -> None:
     offenders = sorted(name for name, text in text_files().items()
                        if name.startswith("tools/") and name.endswith(".py") and harness.search(text))
     assert not offenders, "tools/ imports the tests' modules: " + ", ".join(offenders)
+
+
+def test_the_documents_index_links_every_document() -> None:
+    """docs/README.md is the way into docs/: every document is linked from it, every link resolves."""
+    docs = REPO / "docs"
+    index = (docs / "README.md").read_text(encoding="utf-8")
+    links = set(re.findall(r"\]\(([^)#]+)\)", index))
+    documents = {str(path.relative_to(docs)) for path in docs.rglob("*.md") if path.name != "README.md"}
+    documents.add("results/README.md")
+    assert not documents - links, f"docs/README.md does not link {sorted(documents - links)}"
+    assert all((docs / link).is_file() for link in links), sorted(link for link in links if not (docs / link).is_file())
