@@ -115,8 +115,12 @@ class _LogFile(logging.FileHandler):
 
 
 def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:
-    """Log every protocol line to a file in the working directory (option Log / `debug on`)."""
+    """Log every protocol line to a file in the working directory (option Log / `debug on`); the
+    state it is in asked again changes nothing (the file is not reopened)."""
     logger = logging.getLogger("ponderosa")
+    logging_now = [handler for handler in logger.handlers if isinstance(handler, _LogFile)]
+    if enabled == bool(logging_now) and all(handler.baseFilename == os.path.abspath(path) for handler in logging_now):
+        return
     for handler in list(logger.handlers):
         if isinstance(handler, logging.FileHandler):
             logger.removeHandler(handler)

@@ -5,6 +5,7 @@ search at its end; and a resized table is faulted in at once, as the start-up on
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,3 +166,20 @@ def test_a_resized_table_is_faulted_in_at_once(engine: Engine) -> None:
     engine.settings.set_hash_size(256 * MEGABYTE)
     grown = resident_megabytes() - before
     assert grown > 0.8 * (256 - old), f"the process grew by {grown:.0f} MB from a {old} MB to a 256 MB table"
+
+
+def test_the_protocol_log_asked_on_again_is_not_reopened(engine: Engine, tmp_path: Path) -> None:
+    out = io.StringIO()
+    session = XBoardSession(engine, out)
+    logger = logging.getLogger("ponderosa")
+    try:
+        session.handle("option Log=1")
+        first = [handler for handler in logger.handlers if isinstance(handler, logging.FileHandler)]
+        assert len(first) == 1 and Path(first[0].baseFilename).parent == tmp_path
+        for _ in range(REPEATS):
+            session.handle("option Log=1")
+        again = [handler for handler in logger.handlers if isinstance(handler, logging.FileHandler)]
+        assert again == first and out.getvalue() == ""
+    finally:
+        session.handle("option Log=0")
+    assert not [handler for handler in logger.handlers if isinstance(handler, logging.FileHandler)]

@@ -112,6 +112,8 @@ def report_threads(session: XBoardSession) -> None:
 def set_game_files(session: XBoardSession, enabled: bool) -> None:
     """Option Log: the protocol log (ponderosa.log) and the game's log.NNN/game.NNN together."""
     files = session.engine.game_files
+    if files.enabled == enabled:
+        return   # as it is: nothing written again
     files.enabled = enabled
     if enabled:
         session.engine.save_record()
