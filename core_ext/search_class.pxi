@@ -243,7 +243,6 @@ cdef class Search:
         cdef Move legal[MAX_MOVES]
         cdef Position* pos = &self.s.pos
         cdef int count = 0, i, n, length
-        cdef list applied = []
         for text in line[:MAX_PLY + 2]:
             n = generate_legal(pos, legal)
             for i in range(n):

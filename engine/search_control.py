@@ -30,25 +30,6 @@ def _divided(seconds: float | None, divisor: float) -> float | None:
     return None if seconds is None else seconds / divisor
 
 
-class TablePrefault:
-    """The thread that faults a fresh table's pages in (TranspositionTable.prefault, without the
-    GIL): a search may run beside it (the touch changes no byte); a resize waits for it, since it
-    must not touch a table that resize unmaps."""
-
-    def __init__(self, tt: TranspositionTable) -> None:
-        self._tt = tt
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self.wait()
-        self._thread = threading.Thread(target=self._tt.prefault, name="hash-prefault", daemon=True)
-        self._thread.start()
-
-    def wait(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-
-
 class SearchControl:
     """What searches, and the searches themselves."""
 
@@ -64,14 +45,14 @@ class SearchControl:
         self.worker = SearchWorker(self.searcher)
         self.helpers = HelperPool(self.searcher, self.evaluator)   # threads beside the main search thread
         self.searcher.helpers = self.helpers
-        # Fault the hash table's pages in beside start-up rather than in the first search; a
-        # resized table likewise, beside the protocol (engine/settings.py starts it).
-        self.prefault = TablePrefault(self.tt)
-        self.prefault.start()
+        # Fault the hash table's pages in beside start-up rather than in the first search (a
+        # resized table is faulted in before the answer: engine/settings.py).
+        self._prefault = threading.Thread(target=self.tt.prefault, name="hash-prefault", daemon=True)
+        self._prefault.start()
         # Hash, pawn hash, threads, tablebases, the network: asked for during a search, they wait for its end.
         self.settings = SearchSettings(self.searcher, self.evaluator, self.helpers, self.tablebases, self.evaluation,
                                        searching=lambda: self.worker.busy, end_search=end_search,
-                                       prefault=self.prefault)
+                                       before_table_change=self._prefault.join)
 
     @staticmethod
     def limits(depth: int | None, seconds: float | None, nodes: int | None) -> SearchLimits:

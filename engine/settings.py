@@ -4,7 +4,7 @@ search, pondering included, a change waits for its end and is applied before any
 searches (apply_pending_settings reports what was applied)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Callable, TypeVar
 
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.engine.limits import DEFAULT_PAWN_HASH_BYTES, MAX_THREADS, MEGABYTE
@@ -13,9 +13,6 @@ from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.search import Searcher
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.worker import HelperPool
-
-if TYPE_CHECKING:
-    from ponderosa.engine.search_control import TablePrefault
 
 T = TypeVar("T")
 
@@ -32,7 +29,7 @@ def _megabytes(size_bytes: int) -> str:
 class SearchSettings:
     def __init__(self, searcher: Searcher, evaluator: Evaluator, helpers: HelperPool, tablebases: Tablebases,
                  evaluation: EvaluationChoice, searching: Callable[[], bool], end_search: Callable[[], None],
-                 prefault: TablePrefault) -> None:
+                 before_table_change: Callable[[], None]) -> None:
         self.searcher = searcher
         self.tt = searcher.tt
         self.evaluator = evaluator
@@ -41,7 +38,7 @@ class SearchSettings:
         self.evaluation = evaluation
         self._searching = searching
         self._end_search = end_search
-        self._prefault = prefault
+        self._before_table_change = before_table_change
         self.pawn_hash_bytes = DEFAULT_PAWN_HASH_BYTES
         self.hash_request = self.tt.size     # the size last asked for and had (the table rounds it down)
         self.pending = PendingSettings()     # asked for during a search: applied at its end
@@ -50,8 +47,8 @@ class SearchSettings:
     def set_hash_size(self, size_bytes: int) -> int:
         """Resize the transposition table; returns its size in bytes (the old one while the
         change waits for a running search's end). ResourceError when the memory cannot be had:
-        the old table is kept. The size in use (or waiting) asked for again changes nothing: a GUI
-        may send it before every move."""
+        the old table is kept. The size in use asked for again changes nothing (a GUI may send it
+        before every move) and drops a different size that waited."""
         if size_bytes == self.hash_request:
             self.pending.hash_bytes = None   # a different size that waited is asked back
             return self.tt.size
@@ -193,7 +190,7 @@ class SearchSettings:
             self._applied.tablebase_messages = (self._applied.tablebase_messages or []) + messages
 
     def _resize_hash(self, size_bytes: int) -> None:
-        self._prefault.wait()   # a prefault must not touch the old table after resize unmaps it
+        self._before_table_change()   # the start-up prefault must not touch the old table after resize unmaps it
         self.searcher.park_helpers()   # nor may a helper still stopping
         try:
             self.tt.resize(size_bytes)   # maps the new table before it lets the old one go

@@ -161,7 +161,7 @@ def resident_megabytes() -> float:
 
 def test_a_resized_table_is_faulted_in_at_once(engine: Engine) -> None:
     """The first search after a resize must not pay for the page faults of a fresh table."""
-    engine.control.prefault.wait()
+    engine.control._prefault.join()
     before, old = resident_megabytes(), engine.tt.size // MEGABYTE
     engine.settings.set_hash_size(256 * MEGABYTE)
     grown = resident_megabytes() - before

@@ -8,7 +8,7 @@ from ponderosa.engine.engine import Engine
 
 def test_prefault_beside_a_search_changes_nothing() -> None:
     engine = Engine()
-    engine.control.prefault.wait()
+    engine.control._prefault.join()
     alone = engine.bench(depth=8).nodes
     stop = threading.Event()
 

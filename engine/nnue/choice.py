@@ -45,8 +45,7 @@ class EvaluationChoice:
     def set_file(self, name: str) -> list[str]:
         """Use the network in the file (DEFAULT_NAME or '': the shipped one). A file that cannot
         be used leaves the evaluation in use as it was and says why (one message)."""
-        default = name.strip() in ("", DEFAULT_NAME)
-        path = nnue.DEFAULT_NETWORK if default else Path(name.strip()).expanduser()
+        default, path = _network_file(name)
         if default and not path.exists():   # a package without a network: the hand-written one is the default
             self.network, self.path, self._core = None, None, None
             self._apply()
@@ -66,8 +65,7 @@ class EvaluationChoice:
     def in_use_from(self, name: str) -> bool:
         """Whether the network of this file (DEFAULT_NAME or '': the shipped one) is the one
         evaluating now: setting it again is nothing to do."""
-        default = name.strip() in ("", DEFAULT_NAME)
-        path = nnue.DEFAULT_NETWORK if default else Path(name.strip()).expanduser()
+        default, path = _network_file(name)
         if self.path is None:   # the hand-written evaluation: the default of a package without a network
             return default and not path.exists()
         return self.use_network and self.active and _same_file(path, self.path)
@@ -102,6 +100,12 @@ class EvaluationChoice:
         if self.active and self.path is not None:
             return f"evaluation: network {self.path.name} ({self.network.description if self.network else ''})"
         return "evaluation: hand-written (classic)"
+
+
+def _network_file(name: str) -> tuple[bool, Path]:
+    """(whether the name asks for the shipped network, the file it names)."""
+    default = name.strip() in ("", DEFAULT_NAME)
+    return default, nnue.DEFAULT_NETWORK if default else Path(name.strip()).expanduser()
 
 
 def _same_file(one: Path, other: Path) -> bool:
