@@ -17,7 +17,7 @@ import time
 import chess
 import chess.engine
 
-from engine_process import program  # tools/engine_process.py: the installed program
+from engine_process import engine_command, program  # tools/engine_process.py: the installed program
 
 MIDGAME = "r1bq1rk1/pp2ppbp/2np2p1/2n5/P3PP2/N1P2N2/1PB3PP/R1B1QRK1 b - - 0 1"
 
@@ -43,7 +43,7 @@ def first_searches(megabytes: int, searches: int, seconds: float) -> tuple[float
 
 def repeated_settings(memory: int, cores: int, repeats: int) -> tuple[float, float, list[str]]:
     """(seconds of the first memory+cores, seconds of the repeats, lines the repeats printed)."""
-    process = subprocess.Popen([*program(), "--xboard"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                bufsize=1)
     assert process.stdin is not None and process.stdout is not None
 
