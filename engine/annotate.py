@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable
 import chess
 
 from ponderosa.core_ext.board import Board
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import InputFileError, regular_file
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.records import ReadGame, RecordError, pgn_file_games, write_atomically
@@ -33,7 +34,7 @@ PLAYED_ARROW, BEST_ARROW = "#cc3333", "#22aa44"
 Progress = Callable[[int, int, float], None]   # (moves done, moves in all, seconds so far)
 
 
-class AnnotateError(ValueError):
+class AnnotateError(EngineError):
     """Arguments or a file that annotate cannot use; the message is one line for the user."""
 
 

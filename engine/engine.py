@@ -25,7 +25,7 @@ from ponderosa.engine.bench import (
 from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.book.select import BookDecision
 from ponderosa.engine.book_learning import BookLearning
-from ponderosa.engine.engine_options import EngineOptions, EngineSummary
+from ponderosa.engine.engine_options import EngineOptions, EngineSummary, OptionParts
 from ponderosa.engine.game_state import GameState, IllegalMoveError
 from ponderosa.engine.genfens import GenfensOptions, Opening, opening_fens
 from ponderosa.engine.ics import IcsSettings
@@ -39,6 +39,7 @@ from ponderosa.engine.write_errors import WriteErrors
 
 if TYPE_CHECKING:
     from ponderosa.engine.annotate import AnnotateRequest, AnnotationReport, Progress
+    from ponderosa.engine.book.build import BuildReport
 
 __all__ = ["DEFAULT_SECONDS_PER_MOVE", "Engine", "EngineSummary", "IllegalMoveError"]
 
@@ -53,15 +54,16 @@ class Engine:
         self.books = BookLearning(self.state, self.write_errors)
         # The parts' members the front ends and tools use by name (one object each, shared).
         self.tt, self.evaluator, self.searcher = self.control.tt, self.control.evaluator, self.control.searcher
-        self.strength, self.evaluation, self.tablebases = self.control.strength, self.control.evaluation, \
-            self.control.tablebases
+        self.evaluation, self.tablebases = self.control.evaluation, self.control.tablebases
         self.worker, self.helpers, self.settings = self.control.worker, self.control.helpers, self.control.settings
         self.evaluation_messages = self.control.evaluation_messages
         self.book, self.book_files, self.learner = self.books.book, self.books.book_files, self.books.learner
         self.book_messages = self.books.book_messages
         self.book.follow(self.evaluation)   # bookw eval evaluates with the engine's network (or none)
         self.record, self.game_files = self.state.record, self.state.game_files
-        self.options = EngineOptions(self.settings, self.books, self.tablebases)   # the front ends' settings
+        # The front ends' settings: the option table's rows act on these parts.
+        self.options = EngineOptions(OptionParts(self.settings, self.books, self.tablebases, self.control.strength,
+                                                 self.state, self.set_chess960, self.set_opponent))
         self.searcher.before_search = lambda: self.books.load_learned_positions(self.tt)
         self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
         self.opponent = Opponent()          # who the engine plays (UCI_Opponent; XBoard's name/rating)
@@ -194,9 +196,6 @@ class Engine:
         self.books.learned.close()
         self.book.close()
 
-    def use_learned_store(self, location: str) -> None:
-        self.books.use_learned_store(location)
-
     def set_opponent(self, opponent: Opponent) -> None:
         """Who the engine plays (UCI_Opponent): the learner records the name, the server rules
         (engine/ics.py) take the name, title, rating and whether it is a computer."""
@@ -218,6 +217,42 @@ class Engine:
         """Learn from a book.lrn or position.lrn file (Crafty's import)."""
         return self.learner.import_file(path, clear)
 
+    def startup_messages(self) -> list[str]:
+        """What could not be used at start-up: books, the network, the server lists."""
+        return self.book_messages + self.evaluation_messages + self.ics.messages
+
+    def set_tag(self, name: str, value: str) -> None:
+        """A PGN tag of the game's record (Crafty's `pgn TAG VALUE`); RecordError for one it cannot take."""
+        self.record.set_tag(name, value)
+
+    def record_headers(self, players: Players) -> dict[str, str]:
+        """The PGN tags the game's record would be written with."""
+        return self.record.headers(players, self.position())
+
+    def restore_record(self, tags: dict[str, str], result: str) -> None:
+        """The tags and result of a game read back (`ponderosa c`), for its record."""
+        self.record.tags = {name: value for name, value in tags.items() if name not in ("FEN", "SetUp", "TimeControl")}
+        self.record.result = result
+
+    def create_book(self, pgn_paths: list[str], max_moves: int, min_games: int = 1, win_percent: float = 0.0,
+                    progress: Progress | None = None) -> BuildReport:
+        return self.book_files.create_book(pgn_paths, max_moves, min_games, win_percent, progress)
+
+    def add_to_book(self, pgn_paths: list[str], progress: Progress | None = None) -> BuildReport:
+        return self.book_files.add_to_book(pgn_paths, progress)
+
+    def create_start_book(self, pgn_paths: list[str], max_moves: int) -> BuildReport:
+        return self.book_files.create_start_book(pgn_paths, max_moves)
+
+    def merge_books(self, first: str, second: str, out_path: str) -> BuildReport:
+        return self.book_files.merge_books(first, second, out_path)
+
+    def export_polyglot(self, path: str) -> int:
+        return self.book_files.export_polyglot(path)
+
+    def import_user_values(self, pgn_paths: list[str]) -> int:
+        return self.book_files.import_user_values(pgn_paths)
+
     def undo(self) -> str:
         return self.state.undo()
 
@@ -228,14 +263,6 @@ class Engine:
 
     def book_reply(self, after: str | None = None) -> str | None:
         return self.books.reply(after)
-
-    @property
-    def learn_threshold(self) -> int:
-        return self.books.learn_threshold
-
-    @learn_threshold.setter
-    def learn_threshold(self, centipawns: int) -> None:
-        self.books.learn_threshold = centipawns
 
     def book_decision(self) -> BookDecision | None:
         return self.books.decision()
@@ -287,14 +314,8 @@ class Engine:
 
     @property
     def multi_pv(self) -> int:
-        """Lines searched and reported per iteration (UCI MultiPV, XBoard option, console `multipv`)."""
+        """Lines searched and reported per iteration (option MultiPV)."""
         return self.searcher.multi_pv
-
-    @multi_pv.setter
-    def multi_pv(self, lines: int) -> None:
-        if lines < 1:
-            raise ValueError(f"MultiPV must be 1 or more, got {lines}")
-        self.searcher.multi_pv = lines
 
     # -- searches on the search thread (non-blocking) ---------------------------
 
@@ -328,10 +349,6 @@ class Engine:
         """Give the running open-ended search a time budget counted from its start (a ponder hit)."""
         self.worker.set_time_budget(soft_seconds, hard_seconds)
 
-    def summary(self) -> EngineSummary:
-        """What the engine runs with, for the start-up banner."""
-        return self.options.summary()
-
     @property
     def threads(self) -> int:
         """Search threads (XBoard's cores, Crafty's smpmt): the main one and its helpers."""
@@ -344,20 +361,8 @@ class Engine:
 
     @property
     def draw_score(self) -> int:
+        """What a draw is worth to the engine (centipawns; options Contempt and DrawScore set it)."""
         return self.searcher.core.draw_score
-
-    @draw_score.setter
-    def draw_score(self, centipawns: int) -> None:
-        self.searcher.core.draw_score = centipawns
-
-    def set_extension(self, name: str, plies: float) -> None:
-        self.searcher.core.set_extension(name, plies)
-
-    def extensions(self) -> dict[str, float]:
-        return self.searcher.core.extensions()
-
-    def set_eval_scale(self, name: str, percent: int) -> None:
-        self.evaluator.set_scale(name, percent)
 
     def score_breakdown(self) -> tuple[int, list[tuple[str, int, int, int]], int | None]:
         return self.control.score_breakdown(self.board)

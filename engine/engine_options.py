@@ -1,16 +1,27 @@
-"""The engine's settings as the front ends change them (Engine.options): the hash tables, the
-search threads, the tablebases and the evaluation, which a running search uses and so change at
-its end (engine/settings.py has the rule), and the opening book and learning, which change at
-once. The front ends name a setting here; how the engine keeps it is its own affair."""
+"""The engine's settings as the front ends change them (Engine.options): get and set for the rows of
+the option table (engine/option_table.py), whose effects act on the parts collected here. The hash
+tables, the search threads, the tablebases and the evaluation, which a running search uses, change
+at its end (engine/settings.py has the rule); the opening book and learning change at once."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any, Callable, Protocol
 
+from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.engine.book.opening_book import OpeningBook
 from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.book_learning import BookLearning
+from ponderosa.engine.errors import EngineError
+from ponderosa.engine.game_state import GameState
+from ponderosa.engine.learning.learner import Learner
+from ponderosa.engine.opponent import Opponent
+from ponderosa.engine.option_table import OPTIONS, UCI_ROWS, XBOARD_ROWS, Option, OptionError, find
 from ponderosa.engine.pending import AppliedSettings
+from ponderosa.engine.search import Searcher
 from ponderosa.engine.settings import SearchSettings
+from ponderosa.engine.strength import StrengthLevel
 from ponderosa.engine.tablebases import Tablebases
+from ponderosa.engine.worker import HelperPool
 
 # The book selection's knobs by name (`book width`, `bookw freq`, Terra's `booklimit`, BookWidth, ...).
 BOOK_SETTINGS = tuple(field.name for field in fields(BookSettings))
@@ -28,13 +39,145 @@ class EngineSummary:
     tablebases: tuple[str, int] | None = None   # (path, most pieces of a table found), when tables are in use
 
 
+@dataclass
+class OptionParts:
+    """The parts of the engine the option table's rows change (engine/option_table.py), and the
+    two changes that are the engine's own requests: a new kind of game and a new opponent."""
+
+    settings: SearchSettings
+    books: BookLearning
+    tablebases: Tablebases
+    strength: StrengthLevel
+    state: GameState
+    set_chess960: Callable[[bool], object]
+    set_opponent: Callable[[Opponent], object]
+
+    @property
+    def searcher(self) -> Searcher:
+        return self.settings.searcher
+
+    @property
+    def evaluator(self) -> Evaluator:
+        return self.settings.evaluator
+
+    @property
+    def helpers(self) -> HelperPool:
+        return self.settings.helpers
+
+    @property
+    def book(self) -> OpeningBook:
+        return self.books.book
+
+    @property
+    def learner(self) -> Learner:
+        return self.books.learner
+
+
+class FrontEndSettings(Protocol):
+    """What a front end keeps of the table's rows marked front_end (each front end has those its
+    protocol offers: XBoard has no UCI_ShowWDL, UCI no Resign)."""
+
+    ponder: bool
+    move_overhead_ms: int
+    log: bool
+
+    def set_ponder(self, on: bool) -> object: ...
+    def set_move_overhead(self, milliseconds: int) -> object: ...
+    def set_log(self, on: bool) -> object: ...
+
+
 class EngineOptions:
-    def __init__(self, settings: SearchSettings, books: BookLearning, tablebases: Tablebases) -> None:
-        self._settings = settings
-        self._books = books
-        self._book = books.book
-        self._learner = books.learner
-        self._tablebases = tablebases
+    """The front ends' one door to the engine's settings: get(option) and set(option, value) for
+    the option table's rows, and what the start-up banner and the settings' reports show."""
+
+    def __init__(self, parts: OptionParts) -> None:
+        self.parts = parts
+        self._settings = parts.settings
+        self._books = parts.books
+        self._book = parts.books.book
+        self._tablebases = parts.tablebases
+        self._front_end: object | None = None
+
+    def attach(self, front_end: object) -> None:
+        """The front end whose own settings (Ponder, Log, Move Overhead, ...) the rows marked
+        front_end read and change."""
+        self._front_end = front_end
+
+    @staticmethod
+    def rows(front_end: str) -> tuple[Option, ...]:
+        """The rows a front end offers, in its order ("uci", "xboard"; "console": those with words)."""
+        if front_end == "uci":
+            return UCI_ROWS
+        if front_end == "xboard":
+            return XBOARD_ROWS
+        return tuple(option for option in OPTIONS if option.console)
+
+    @staticmethod
+    def find(name: str, front_end: str = "uci") -> Option | None:
+        """The row a front end's name stands for (option_table.find)."""
+        return find(name, front_end)
+
+    def get(self, option: Option | str) -> Any:
+        """The value in use (for a front end's own setting without that front end: the default)."""
+        option = self._row(option)
+        return option.value(self._front_end if option.front_end else self.parts)
+
+    def set(self, option: Option | str, value: Any) -> list[str] | None:
+        """Set an option to a value of its kind (within its range: Option.parse makes one). Returns
+        what the user is told (what could not be used, a note; [] for nothing), or None when
+        nothing changed now: the value in use asked for again, or a setting a running search
+        uses, which waits for its end (the engine's rule; apply_pending reports it). Raises
+        OptionError for a value the engine refuses; ResourceError (an OptionError) for memory or
+        threads not had."""
+        option = self._row(option)
+        target = self._front_end if option.front_end else self.parts
+        if target is None:
+            raise OptionError(f"option {option.name} belongs to a front end")
+        try:
+            outcome = option.apply(target, value)
+        except EngineError:   # the book's, the store's, a setting's own: said as they are
+            raise
+        except (ValueError, OSError) as error:
+            raise OptionError(str(error)) from None
+        if isinstance(outcome, list):
+            return outcome
+        # A setting with a report (tables, threads, evaluation) says None or False for "not now".
+        return None if option.report and outcome in (None, False) else []
+
+    @staticmethod
+    def _row(option: Option | str) -> Option:
+        if isinstance(option, Option):
+            return option
+        row = find(option, "uci") or find(option, "xboard") or find(option, "console")
+        if row is None:
+            raise OptionError(f"unknown option: {option}")
+        return row
+
+    def describe_strength(self) -> str:
+        """The strength level in use, in words (`skill`, UCI_LimitStrength and UCI_Elo set it)."""
+        return self.parts.strength.describe()
+
+    def set_game_files(self, enabled: bool, save: bool = True) -> None:
+        """Write the game's log.NNN and game.NNN (XBoard's option Log, the console's `log`); save:
+        write the record now when they are turned on."""
+        state = self.parts.state
+        if state.game_files.enabled == enabled:
+            return   # as it is: nothing written again
+        state.game_files.enabled = enabled
+        if enabled and save:
+            state.save_record()
+
+    def set_extension(self, name: str, plies: float) -> None:
+        """Crafty's `extensions NAME PLIES` (incheck, onerep, recapture, pushpp, mate)."""
+        self.parts.searcher.core.set_extension(name, plies)
+
+    def extensions(self) -> dict[str, float]:
+        return self.parts.searcher.core.extensions()
+
+    @property
+    def import_skipped(self) -> list[str]:
+        """What the last learning import skipped (a torn last record), one message each."""
+        return self.parts.learner.import_skipped
 
     def summary(self) -> EngineSummary:
         """What the engine runs with, for the start-up banner."""
@@ -44,55 +187,18 @@ class EngineOptions:
                 books[name] = (source.path, source.positions())
         tables = self._tablebases
         in_use = (tables.path, tables.largest) if tables.largest > 0 else None
-        return EngineSummary(self.hash_bytes, self.pawn_hash_bytes, books, self._books.learned.location,
+        return EngineSummary(self.hash_bytes, self._settings.pawn_hash_bytes, books, self._books.learned.location,
                              self._settings.helpers.threads, in_use)
 
-    # -- what a running search uses: asked for during one, applied at its end -------------
+    @property
+    def book_enabled(self) -> bool:
+        """Whether book moves are played (option OwnBook)."""
+        return self._book.enabled
 
     @property
     def hash_bytes(self) -> int:
+        """The table's size in bytes (a power of two of buckets: at most the size asked for)."""
         return self._settings.tt.size
-
-    @property
-    def pawn_hash_bytes(self) -> int:
-        return self._settings.pawn_hash_bytes
-
-    @property
-    def hash_request(self) -> int:
-        """The table size last asked for and had, in bytes (the table in use may be smaller: a
-        power of two of buckets); asking it again changes nothing."""
-        return self._settings.hash_request
-
-    def set_hash_size(self, size_bytes: int) -> int:
-        """The transposition table's size; returns the size in use. ResourceError: memory not had."""
-        return self._settings.set_hash_size(size_bytes)
-
-    def set_pawn_hash_size(self, size_bytes: int) -> None:
-        self._settings.set_pawn_hash_size(size_bytes)
-
-    def clear_hash(self) -> bool:
-        """Empty the table and the search statistics (UCI's Clear Hash); False: at the search's end."""
-        return self._settings.clear_tables()
-
-    def set_threads(self, threads: int) -> bool:
-        """Search threads; True if changed now. ValueError out of range, ResourceError if not had."""
-        return self._settings.set_threads(threads)
-
-    def set_tablebase_path(self, path: str) -> list[str] | None:
-        """Syzygy tables in path; what could not be used, or None while the change waits."""
-        return self._settings.set_tablebase_path(path)
-
-    def set_tablebase_cache(self, size_bytes: int) -> int:
-        return self._settings.set_tablebase_cache(size_bytes)
-
-    def set_eval_file(self, name: str) -> list[str] | None:
-        """The network in the file ('<default>': the shipped one); what could not be used (the
-        evaluation in use is kept), or None while the change waits."""
-        return self._settings.set_eval_file(name)
-
-    def set_eval_mode(self, mode: str) -> str:
-        """`nnue` or `classic`; ends a running search first. Returns what evaluates now."""
-        return self._settings.set_eval_mode(mode)
 
     def apply_pending(self) -> AppliedSettings:
         """Apply what waited for the search's end (unless one runs); what was applied since last asked."""
@@ -102,13 +208,9 @@ class EngineOptions:
         """`evaluation: network NAME (...)` or `evaluation: hand-written (classic)`."""
         return self._settings.evaluation.describe()
 
-    @property
-    def tablebase_path(self) -> str:
-        return self._tablebases.path
-
-    @property
-    def tablebase_cache_bytes(self) -> int:
-        return self._tablebases.cache_bytes
+    def set_eval_mode(self, mode: str) -> str:
+        """`nnue` or `classic` (the console's `eval`); ends a running search first. What evaluates now."""
+        return self._settings.set_eval_mode(mode)
 
     def tablebase_summary(self) -> str:
         """The tables in use in a line: how many, the most pieces, the folders."""
@@ -119,6 +221,13 @@ class EngineOptions:
         return self._tablebases.new_problems()
 
     @property
+    def tablebase_cache_bytes(self) -> int:
+        return self._tablebases.cache_bytes
+
+    def set_tablebase_cache(self, size_bytes: int) -> int:
+        return self._settings.set_tablebase_cache(size_bytes)
+
+    @property
     def swindle(self) -> bool:
         return self._tablebases.swindle
 
@@ -126,22 +235,7 @@ class EngineOptions:
     def swindle(self, on: bool) -> None:
         self._tablebases.swindle = on
 
-    @property
-    def probe_depth(self) -> int:
-        return self._tablebases.probe_depth
-
-    def set_probe_depth(self, plies: int) -> None:
-        self._tablebases.set_probe_depth(plies)
-
-    # -- the opening book and learning: at once ----------------------------------------
-
-    @property
-    def book_enabled(self) -> bool:
-        return self._book.enabled
-
-    @book_enabled.setter
-    def book_enabled(self, on: bool) -> None:
-        self._book.enabled = on
+    # -- the book's selection knobs (Crafty's `book`, `bookw`, Terra's limits) -------------
 
     def book_setting(self, name: str) -> int | float:
         return getattr(self._book.settings, _book_setting_name(name))
@@ -157,16 +251,8 @@ class EngineOptions:
     def book_aging(self, on: bool) -> None:
         self._book.aging = on
 
-    def use_book(self, path: str) -> None:
-        """A Ponderosa book or a Polyglot .bin as the large book; BookFileError keeps the old one."""
-        self._book.use_book(path)
-
     def use_polyglot(self, path: str) -> None:
         self._book.use_polyglot(path)
-
-    def open_default_books(self) -> list[str]:
-        """The working directory's books, else the shipped ones; what could not be used."""
-        return self._book.open_defaults()
 
     def describe_books(self) -> list[str]:
         return self._book.describe()
@@ -175,33 +261,6 @@ class EngineOptions:
     def learned_location(self) -> str:
         """Where learned data is kept: a SQLite file or a PostgreSQL database."""
         return self._books.learned.location
-
-    @property
-    def smp_min_depth(self) -> int:
-        """smpmin: the shallowest iteration depth helper threads search."""
-        return self._settings.helpers.min_depth
-
-    @smp_min_depth.setter
-    def smp_min_depth(self, depth: int) -> None:
-        self._settings.helpers.min_depth = depth
-
-    @property
-    def smp_max_helpers(self) -> int:
-        """smpmax: the most helper threads one search uses."""
-        return self._settings.helpers.max_helpers
-
-    @smp_max_helpers.setter
-    def smp_max_helpers(self, helpers: int) -> None:
-        self._settings.helpers.max_helpers = helpers
-
-    @property
-    def learn_mask(self) -> int:
-        """What is learned: 1 book, 2 positions, 4 results."""
-        return self._learner.mask
-
-    @learn_mask.setter
-    def learn_mask(self, mask: int) -> None:
-        self._learner.mask = mask
 
 
 def _book_setting_name(name: str) -> str:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import chess
 
+from ponderosa.engine.errors import EngineError
+
 # Problems that make a position unplayable, with the message the user sees.
 _FATAL_STATUS = [
     (chess.STATUS_EMPTY, "the board is empty"),
@@ -23,7 +25,7 @@ _FATAL_STATUS = [
 MAX_COUNTER = 1 << 20
 
 
-class FenError(ValueError):
+class FenError(EngineError):
     """A FEN that is malformed or describes an impossible position."""
 
 

@@ -13,6 +13,7 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.core_ext.evaluate import Evaluator, Network
 from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import MAX_OPENINGS_BYTES, MIB, PathLike, open_lines
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.search import Searcher, SearchLimits
@@ -31,7 +32,7 @@ PAWN_TABLE_BYTES = 256 * 1024
 SHIPPED = "shipped"       # opening_fens' network unless told: the one the program starts with
 
 
-class GenfensError(ValueError):
+class GenfensError(EngineError):
     """A book that cannot give the positions asked for; str() is one line."""
 
 

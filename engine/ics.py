@@ -326,14 +326,15 @@ class PlanInForce:
     def apply(self, engine: Engine, plan: GamePlan) -> None:
         self.restore(engine)
         self.saved = (engine.draw_score, engine.book.settings)
-        engine.draw_score = plan.draw_score
+        engine.options.set("drawscore", plan.draw_score)
         if plan.book_width is not None:
             engine.book.settings = selective_book(engine.book.settings)
         self.plan = plan
 
     def restore(self, engine: Engine) -> None:
         if self.saved is not None:
-            engine.draw_score, engine.book.settings = self.saved
+            draw_score, engine.book.settings = self.saved
+            engine.options.set("drawscore", draw_score)
         self.saved, self.plan = None, None
 
 

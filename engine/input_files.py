@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Union
 
+from ponderosa.engine.errors import EngineError
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -28,7 +30,7 @@ MAX_LINE_CHARS = 1 * MIB
 MAX_GAME_CHARS = 16 * MIB
 
 
-class InputFileError(ValueError):
+class InputFileError(EngineError):
     """A named file or folder that cannot be used; str() is one line: the path and the reason."""
 
     def __init__(self, path: PathLike, reason: str) -> None:

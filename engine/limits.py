@@ -4,6 +4,7 @@ modules take them from here, so both always agree. Nothing here may import anyth
 from __future__ import annotations
 
 MAX_THREADS = 64                    # search threads (cores N, option Threads)
+MAX_MULTI_PV = 256                  # lines per iteration (MultiPV, the console's multipv)
 
 MEGABYTE = 1 << 20
 DEFAULT_HASH_BYTES = 64 * MEGABYTE          # the transposition table (option Hash, `hash`, XBoard `memory`)
@@ -31,3 +32,12 @@ FULL_ELO = 3100
 # its 1,029 games; on a heavily loaded machine 100 was needed (docs/TIME.md).
 DEFAULT_MOVE_OVERHEAD_MS = 30
 MOVE_OVERHEAD_RANGE_MS = (0, 5000)
+
+# Crafty's `learn N` bitmask: 1 book, 2 positions, 4 results; everything on by default, as in Crafty.
+LEARN_ALL = 7
+LEARN_DEFAULT = LEARN_ALL
+
+# The book's move choice (engine/book/select.py): `book random 1`, a weighted draw among the best
+# `book width` moves (option BookRandom, BookWidth).
+DEFAULT_BOOK_RANDOM = 1
+DEFAULT_BOOK_WIDTH = 5

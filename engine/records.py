@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable, TextIO, cast
 
 import chess
 
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import InputFileError, open_lines, read_text
 from ponderosa.engine.write_errors import WriteErrors, append_whole
 
@@ -37,7 +38,7 @@ def _read_umask() -> int:
 _UMASK = _read_umask()   # read once at import: os.umask is process-wide, not thread-safe
 
 
-class RecordError(ValueError):
+class RecordError(EngineError):
     """A tag, file or game that cannot be used; the message is one line for the user."""
 
 

@@ -9,6 +9,7 @@ from typing import Callable, TypeVar
 from ponderosa.core_ext.evaluate import Evaluator
 from ponderosa.engine.limits import DEFAULT_PAWN_HASH_BYTES, MAX_THREADS, MEGABYTE
 from ponderosa.engine.nnue.choice import EvaluationChoice
+from ponderosa.engine.option_table import OptionError
 from ponderosa.engine.pending import AppliedSettings, PendingSettings
 from ponderosa.engine.search import Searcher
 from ponderosa.engine.tablebases import Tablebases
@@ -17,7 +18,7 @@ from ponderosa.engine.worker import HelperPool
 T = TypeVar("T")
 
 
-class ResourceError(ValueError):
+class ResourceError(OptionError):
     """Memory or threads the machine would not give; what the engine had is kept, and the message
     (one line) says what was asked for and what is kept."""
 

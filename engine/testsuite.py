@@ -9,6 +9,7 @@ from typing import Union
 
 import chess
 
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.input_files import MAX_SUITE_BYTES, InputFileError, open_lines
 
@@ -16,7 +17,7 @@ from ponderosa.engine.input_files import MAX_SUITE_BYTES, InputFileError, open_l
 EpdOperand = Union[None, str, int, float, chess.Move, list[chess.Move]]
 
 
-class SuiteError(ValueError):
+class SuiteError(EngineError):
     """A test-suite file that cannot be read; the message names the file and the line."""
 
 

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(engine: Engine, arguments: Arguments) -> int:
     """The console, then the XBoard protocol if asked for, until quit or end of input."""
     # stderr: stdout may already be a GUI's protocol line
-    for message in engine.book_messages + engine.evaluation_messages + engine.ics.messages:
+    for message in engine.startup_messages():
         print(message, file=sys.stderr)
     console = Console(engine)
     if arguments.commands and all(command.split()[:1] in (["bench"], ["genfens"], ["quit"])
@@ -118,7 +118,7 @@ def run(engine: Engine, arguments: Arguments) -> int:
         console.execute(f"input {startup}")
     # After .ponderosarc, so the banner shows the hash, threads and tables it set.
     if sys.stdin.isatty() and not (arguments.xboard or arguments.uci):   # a person at a terminal, not a GUI
-        for line in banner_lines(engine.summary()):
+        for line in banner_lines(engine.options.summary()):
             console.say(line)
     for command in arguments.commands:
         if command == "c":   # Crafty's `crafty c`: continue the last game

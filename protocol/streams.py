@@ -114,6 +114,11 @@ class _LogFile(logging.FileHandler):
             print(error_line(self.baseFilename, error), file=sys.stderr, flush=True)
 
 
+def logging_enabled() -> bool:
+    """Whether the protocol is being logged to a file (option Log)."""
+    return any(isinstance(handler, _LogFile) for handler in logging.getLogger("ponderosa").handlers)
+
+
 def set_logging(enabled: bool, path: str = "ponderosa.log") -> None:
     """Log every protocol line to a file in the working directory (option Log / `debug on`); the
     state it is in asked again changes nothing (the file is not reopened)."""

@@ -11,8 +11,8 @@ import pytest
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.limits import DEFAULT_HASH_BYTES, MEGABYTE
+from ponderosa.engine.option_table import BY_NAME
 from ponderosa.engine.search import SearchLimits
-from ponderosa.protocol.options import SPIN_OPTIONS
 from ponderosa.protocol.uci import UciSession
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,7 +45,7 @@ def test_the_facade_module_stays_small() -> None:
 
 
 def test_the_hash_default_is_the_engines() -> None:
-    assert SPIN_OPTIONS["Hash"][0] * MEGABYTE == DEFAULT_HASH_BYTES == Engine().options.hash_bytes
+    assert BY_NAME["hash"].default * MEGABYTE == DEFAULT_HASH_BYTES == Engine().options.hash_bytes
 
 
 @pytest.fixture
@@ -78,11 +78,12 @@ def test_uci_settings_during_a_search_wait_for_its_end(uci: tuple[UciSession, io
 def test_a_clear_asked_for_during_a_search_comes_at_its_end() -> None:
     engine = Engine()
     try:
-        engine.options.set_hash_size(MEGABYTE)   # small: a short search fills a sampled part of it
+        engine.options.set("Hash", 1)   # small: a short search fills a sampled part of it
         engine.think(SearchLimits(depth=9))
         assert engine.hashfull() > 0
         engine.start_search(SearchLimits(), None, lambda serial, result: None)   # until stopped
-        assert engine.options.clear_hash() is False   # waits
+        engine.options.set("Clear Hash", None)   # waits for the search's end
+        assert engine.settings.pending.clear_tables
         engine.end_search()
         assert engine.hashfull() > 0
         engine.options.apply_pending()

@@ -279,7 +279,7 @@ def test_the_engine_keeps_its_store_when_another_cannot_be_used(tmp_path: Path,
     before = engine.learned
     monkeypatch.setitem(sys.modules, "psycopg", None)
     with pytest.raises(LearnedStoreError, match=re.escape('pip install "ponderosa[postgres]"')):
-        engine.use_learned_store("postgresql://gang@db.example/learned")
+        engine.options.set("LearnStore", "postgresql://gang@db.example/learned")
     assert engine.learned is before and engine.learner.store is before and engine.book.learned is before
 
 
@@ -287,7 +287,7 @@ def test_the_engine_learns_into_a_postgresql_store(postgres_location: str, tmp_p
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     engine = Engine()
-    engine.use_learned_store(postgres_location)
+    engine.options.set("LearnStore", postgres_location)
     assert engine.learned.location == postgres_location and engine.book.learned is engine.learned
     engine.learned.record_game(GameLearning("g", book=[LearnedUpdate(KEY, "e2e4", 30.0)]))
     assert open_learned_store(postgres_location).learned_moves(KEY)["e2e4"].count == 1
@@ -300,7 +300,7 @@ def test_gang_learning_one_engine_loses_the_next_avoids_the_move(location: str, 
     monkeypatch.chdir(tmp_path)
     first, second = Engine(), Engine()
     for engine in (first, second):
-        engine.use_learned_store(location)
+        engine.options.set("LearnStore", location)
     first.make_move("e2e4")
     first.make_move("c7c5")
     before = {second_probe(second) for _ in range(200)}
@@ -440,7 +440,7 @@ from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
 location, worker, games, go_file = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), pathlib.Path(sys.argv[4])
 engine = Engine()
-engine.use_learned_store(location)
+engine.options.set("LearnStore", location)
 ids = []
 print("ready", flush=True)
 while not go_file.exists():

@@ -74,7 +74,7 @@ def test_the_papers_section_5_1_sequence(workdir: Path, lost: bool) -> None:
     lost), and as a server operator replays it (learn 7, the engine told it lost each game)."""
     engine = paper_engine(workdir)
     engine.learner.mask = LEARN_DEFAULT if lost else LEARN_BOOK
-    threshold = engine.learn_threshold
+    threshold = engine.books.learn_threshold
     assert threshold == DEMOTE_THRESHOLD == -80
     games = play_paper_games(engine, paper_opponent(), 4, lost=lost, search=searching(SHALLOW_DEPTH))
     assert [game.fourth for game in games] == ["b1c3"] * 3 + ["b5a4"]
@@ -113,9 +113,9 @@ def test_the_papers_section_5_2_sequence(workdir: Path) -> None:
     engine.learner.mask = LEARN_BOOK
     first, second = play_paper_games(engine, paper_opponent(), 2, search=searching(SHALLOW_DEPTH))
     assert (first.fourth, first.sixth) == ("b1c3", "b5c3")
-    assert first.value(first.at_6, "b5c3") < engine.learn_threshold
+    assert first.value(first.at_6, "b5c3") < engine.books.learn_threshold
     assert first.value(first.at_4, "b1c3") == pytest.approx(first.value(first.at_6, "b5c3") / 3)
-    assert first.playable(first.at_4, "b1c3", engine.learn_threshold)
+    assert first.playable(first.at_4, "b1c3", engine.books.learn_threshold)
     assert second.fourth == "b5a4"
 
 
@@ -159,12 +159,12 @@ def test_the_threshold_decides_which_book_moves_are_playable(workdir: Path) -> N
 
     # -0.90 is below the paper's -0.80: not playable, not an alternative.
     assert at_move_4() == ({"b1c3": STATUS_LEARN_BAD, "b5a4": STATUS_PLAYABLE}, 1, 1, "b5a4")
-    engine.learn_threshold = CRAFTY_DEMOTE_THRESHOLD   # Crafty's documented -1.00
+    engine.books.learn_threshold = CRAFTY_DEMOTE_THRESHOLD   # Crafty's documented -1.00
     assert at_move_4() == ({"b1c3": STATUS_PLAYABLE, "b5a4": "beyond width"}, 2, 2, "b1c3")
     for wrong in (1, -1001):
         with pytest.raises(ValueError):
-            engine.learn_threshold = wrong
-    assert engine.learn_threshold == CRAFTY_DEMOTE_THRESHOLD
+            engine.books.learn_threshold = wrong
+    assert engine.books.learn_threshold == CRAFTY_DEMOTE_THRESHOLD
 
 
 def test_the_threshold_through_the_console_xboard_and_uci(workdir: Path) -> None:
@@ -180,7 +180,7 @@ def test_the_threshold_through_the_console_xboard_and_uci(workdir: Path) -> None
     assert transcript[3] == "Error: the learning threshold must be -1000..0 centipawns, got 20"
     assert transcript[4] == "Error: usage: learn threshold CENTIPAWNS (-1000..0; the paper's -80 by default)"
     assert "threshold CP" in transcript[5] and "default -80" in transcript[5]
-    assert console.engine.learn_threshold == -100
+    assert console.engine.books.learn_threshold == -100
 
     xboard_out = io.StringIO()
     xboard = XBoardSession(Engine(), xboard_out)
@@ -188,10 +188,10 @@ def test_the_threshold_through_the_console_xboard_and_uci(workdir: Path) -> None
                  "option BookLearnThreshold=x"):
         xboard.handle(line)
         if line.endswith("=-120"):
-            assert xboard.engine.learn_threshold == -120
+            assert xboard.engine.books.learn_threshold == -120
     lines = xboard_out.getvalue().splitlines()
     assert any('option="BookLearnThreshold -spin -80 -1000 0"' in line for line in lines if line.startswith("feature"))
-    assert xboard.engine.learn_threshold == -1000   # out of range: the nearest allowed value, as xboard clamps
+    assert xboard.engine.books.learn_threshold == -1000   # out of range: the nearest allowed value, as xboard clamps
     assert lines[-1] == "Error (bad option value): option BookLearnThreshold=x"
 
     uci_out = io.StringIO()
@@ -199,11 +199,11 @@ def test_the_threshold_through_the_console_xboard_and_uci(workdir: Path) -> None
     for line in ("uci", "setoption name BookLearnThreshold value -150", "setoption name BookLearnThreshold value 20"):
         uci.handle(line)
         if line.endswith("-150"):
-            assert uci.engine.learn_threshold == -150
+            assert uci.engine.books.learn_threshold == -150
     lines = uci_out.getvalue().splitlines()
     assert "option name BookLearnThreshold type spin default -80 min -1000 max 0" in lines
     assert lines[-1] == "info string option BookLearnThreshold: 20 is outside -1000..0, 0 used"
-    assert uci.engine.learn_threshold == 0
+    assert uci.engine.books.learn_threshold == 0
 
 
 def test_result_learning_flags_the_last_choice_forever(workdir: Path) -> None:

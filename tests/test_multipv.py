@@ -27,7 +27,7 @@ def lines_at_depth(reports: list[Thinking], depth: int) -> list[Thinking]:
 def test_the_lines_are_distinct_ordered_and_the_best_is_played() -> None:
     engine = Engine()
     engine.set_position(MIDGAME)
-    engine.multi_pv = 4
+    engine.options.set("MultiPV", 4)
     reports: list[Thinking] = []
     result = engine.think(SearchLimits(depth=6), reports.append)
     for depth in range(1, 7):
@@ -51,7 +51,7 @@ def test_the_second_line_is_the_best_move_once_the_first_is_excluded() -> None:
     than line 1's, and a mate in one is line 1 alone."""
     engine = Engine()
     engine.set_position(MATE_IN_ONE)
-    engine.multi_pv = 2
+    engine.options.set("MultiPV", 2)
     reports: list[Thinking] = []
     engine.think(SearchLimits(depth=4), reports.append)
     first, second = lines_at_depth(reports, 4)
@@ -65,23 +65,23 @@ def test_multipv_one_is_the_plain_search_and_more_lines_than_moves_is_all_moves(
     engine.searcher.core.clear()
     engine.tt.wipe()
     engine.evaluator.clear()
-    engine.multi_pv = 1
+    engine.options.set("MultiPV", 1)
     again = engine.think(SearchLimits(depth=6))
     assert (plain.best_move, plain.nodes, plain.score) == (again.best_move, again.nodes, again.score)
     engine.set_position("7k/8/8/8/8/8/8/K7 w - - 0 1")   # three king moves
-    engine.multi_pv = 10
+    engine.options.set("MultiPV", 10)
     reports: list[Thinking] = []
     engine.think(SearchLimits(depth=3), reports.append)
     assert sorted(line.pv[0] for line in lines_at_depth(reports, 3)) == ["a1a2", "a1b1", "a1b2"]
     assert {line.lines for line in reports} == {3}   # no more lines than root moves
     with pytest.raises(ValueError):
-        engine.multi_pv = 0
+        engine.options.set("MultiPV", 0)
 
 
 def test_bench_ignores_the_multipv_setting() -> None:
     engine = Engine()
     plain = engine.bench(depth=4)
-    engine.multi_pv = 3
+    engine.options.set("MultiPV", 3)
     assert engine.bench(depth=4).nodes == plain.nodes
 
 

@@ -92,9 +92,9 @@ def test_xboard_settings_sent_again_change_nothing(engine: Engine, calls: Calls,
     session.handle("option Hash=32")   # a real change still happens
     assert calls.counts["_resize_hash"] == first_counts["_resize_hash"] + 1
     assert repeated(session.handle, ["option Hash=32", "option Threads=2"], out) == ""
-    engine.use_learned_store(learned)
+    engine.options.set("LearnStore", learned)
     opened = calls.counts["open_learned_store"]
-    engine.use_learned_store(learned)
+    engine.options.set("LearnStore", learned)
     assert calls.counts["open_learned_store"] == opened
     engine.settings.set_threads(1)
 

@@ -61,7 +61,7 @@ def test_a_line_stops_at_the_fiftieth_move_and_at_mate() -> None:
 def test_every_reported_pv_ends_with_the_game() -> None:
     """A shuffling game played on with its history: the searches' PVs, checked by python-chess."""
     engine = Engine()
-    engine.options.book_enabled = False
+    engine.options.set("OwnBook", False)
     start = "4k3/8/8/3r4/8/8/8/R3K3 w - - 94 60"   # a rook each, the counter near fifty moves
     engine.set_position(start)
     board = chess.Board(start)
@@ -85,7 +85,7 @@ def test_every_reported_pv_ends_with_the_game() -> None:
 @pytest.mark.parametrize("moves", [KNIGHTS_OUT_AND_BACK * 2])
 def test_reported_pvs_after_repetitions_end_with_the_game(moves: list[str]) -> None:
     engine = Engine()
-    engine.options.book_enabled = False
+    engine.options.set("OwnBook", False)
     board = chess.Board()
     for move in moves[:-1]:
         engine.make_move(move)

@@ -102,11 +102,11 @@ def test_fifty_move_rule_is_a_draw(engine: Engine) -> None:
 def test_draw_score_is_contempt_for_the_root_side(engine: Engine) -> None:
     engine.new_game()
     engine.set_position("7k/8/8/8/8/2r5/8/K7 w - - 99 80")
-    engine.draw_score = -40
+    engine.options.set("DrawScore", -40)
     try:
         assert engine.think(SearchLimits(depth=5)).score == -40
     finally:
-        engine.draw_score = 0
+        engine.options.set("DrawScore", 0)
 
 
 @pytest.mark.parametrize("median_bound", bounds(0.010, 1.0))
@@ -183,7 +183,7 @@ def test_bad_suite_files_name_file_and_line(tmp_path, text: str, where: str) -> 
 
 
 def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
-    engine.set_eval_scale("asymmetry", 0)
+    engine.options.set("evaluation asymmetry", 0)
     for fen in ("r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1",
                 "2r3k1/pppR1pp1/4p3/4P1P1/5P2/1P4K1/P1P5/8 w - - 0 1",
                 "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"):

@@ -115,7 +115,7 @@ def test_xboard_options_and_console_skill() -> None:
         xboard.handle(line)
     text = out.getvalue()
     assert 'option="UCI_LimitStrength -check 0"' in text and 'option="UCI_Elo -spin 3100 1000 3100"' in text
-    assert xboard.engine.strength.elo == 1800
+    assert xboard.engine.control.strength.elo == 1800
     console_out = io.StringIO()
     console = Console(Engine(), console_out)
     for line in ("skill", "skill 40", "skill 100", "skill 0"):
@@ -141,14 +141,14 @@ def test_console_game_moves_are_played_at_the_level() -> None:
     """The console's own moves go through Engine.think at the level (`skill`), capped and varied."""
     engine = Engine()
     engine.book.enabled = False
-    engine.strength.set_skill(1)
+    engine.control.strength.set_skill(1)
     moves = set()
     for _ in range(12):
         result = engine.think(SearchLimits(depth=6), at_level=True)
-        assert result.nodes <= 2 * engine.strength.node_cap()
+        assert result.nodes <= 2 * engine.control.strength.node_cap()
         moves.add(result.best_move)
     assert len(moves) >= 2
-    engine.strength.set_skill(100)
+    engine.control.strength.set_skill(100)
     full = engine.think(SearchLimits(depth=6), at_level=True)
     assert full.nodes > 2 * StrengthLevel(limit=True, target=MIN_ELO).node_cap()
 

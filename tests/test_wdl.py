@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from ponderosa.engine.engine import Engine
+from ponderosa.engine.option_table import UCI_ROWS
 from ponderosa.engine.search import MATE_SCORE, Thinking
 from ponderosa.engine.wdl import (
     A_COEFFICIENTS,
@@ -24,7 +25,6 @@ from ponderosa.engine.wdl import (
     wdl,
 )
 from ponderosa.protocol.uci import UciSession
-from ponderosa.protocol.uci.options import UCI_OPTIONS
 from ponderosa.protocol.xboard.features import feature_lines
 
 from tests.uci_harness import UciEngine
@@ -153,7 +153,7 @@ def test_every_check_option_is_declared_with_lowercase_true_or_false() -> None:
     out = io.StringIO()
     UciSession(Engine(), out).handle("uci")
     declared = [line for line in out.getvalue().splitlines() if " type check " in line]
-    assert len(declared) == sum(option.kind == "check" for option in UCI_OPTIONS) >= 7
+    assert len(declared) == sum(option.kind == "check" for option in UCI_ROWS) >= 7
     for line in declared:
         assert re.fullmatch(r"option name \S+(?: \S+)* type check default (true|false)", line), line
 

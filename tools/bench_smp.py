@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     engine = Engine()
     if args.hash:
-        engine.options.set_hash_size(args.hash * MEGABYTE)
+        engine.options.set("Hash", args.hash)
     single_total, multi_total = Side(1), Side(args.threads)
     print(f"hash {engine.options.hash_bytes // MEGABYTE} MB; load average at start: {os.getloadavg()}")
     for round_number in range(args.rounds):

@@ -96,7 +96,7 @@ def multipv_cost(depth: int) -> dict[int, tuple[int, float]]:
     engine = Engine()
     figures = {}
     for lines in (1, 3):
-        engine.multi_pv = lines
+        engine.options.set("MultiPV", lines)
         nodes, seconds = 0, 0.0
         for fen in BENCH_POSITIONS:
             engine.set_position(fen)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Union
 import chess
 import chess.polyglot
 
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import MAX_BOOK_BYTES, InputFileError, regular_file
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ CREATE TABLE moves (
 """
 
 
-class BookFileError(Exception):
+class BookFileError(EngineError):
     """A book or game file that cannot be used; the message names the file and what is wrong."""
 
     def __init__(self, path: str, problem: str) -> None:

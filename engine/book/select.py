@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ponderosa.engine.limits import DEMOTE_THRESHOLD
+from ponderosa.engine.limits import DEFAULT_BOOK_RANDOM, DEFAULT_BOOK_WIDTH, DEMOTE_THRESHOLD
 
 FLAG_GOOD = 1   # Crafty's "!"
 FLAG_BAD = 2    # Crafty's "?"
@@ -26,6 +26,7 @@ MAPPED_RANGE = 1000.0   # Crafty maps each weighting parameter onto 0..1000
 
 RANDOM_SEARCH = 0       # Crafty "book random 0": search among the book moves
 RANDOM_WEIGHTED = 1     # Crafty "book random 1": weighted random draw
+assert DEFAULT_BOOK_RANDOM == RANDOM_WEIGHTED
 RANDOM_TERRA = 2        # Terra RandomType=1: own Win% or translated frequency, roulette wheel
 
 # Which draw a ranked move takes part in.
@@ -95,8 +96,8 @@ class Candidate:
 class BookSettings:
     """The console-settable knobs of book selection (see docs/BOOK_SELECTION.md for the commands)."""
 
-    random_mode: int = RANDOM_WEIGHTED
-    width: int = 5            # Crafty "book width"
+    random_mode: int = DEFAULT_BOOK_RANDOM
+    width: int = DEFAULT_BOOK_WIDTH          # Crafty "book width"
     weight_freq: float = 1.0  # Crafty "bookw freq|ratio|eval|learn" (0..1)
     # Every term is mapped onto 0..1000 between its minimum and maximum, so a rarely played move
     # with the best ratio or evaluation gets the full 1000 there: small weights keep frequency

@@ -26,6 +26,7 @@ import chess
 from ponderosa.core_ext.board import Board
 from ponderosa.engine.book.opening_book import OpeningBook
 from ponderosa.engine.book.select import FLAG_BAD
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import MAX_LEARNED_BYTES, InputFileError, open_lines
 from ponderosa.engine.learning.rules import (
     LEARN_BOOK,
@@ -60,7 +61,7 @@ BOOK_COMMENT = re.compile(r"(?:^|\s)book (\d+)(?=\s|$)")        # the engine's b
 POSITION_GAME = re.compile(r'; c1 "([^"]*)";')   # the game id field of a position.lrn line
 
 
-class LearnFileError(ValueError):
+class LearnFileError(EngineError):
     """A .lrn file that cannot be read; the message names the file and the line."""
 
 

@@ -17,12 +17,12 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ponderosa.engine.limits import DEMOTE_THRESHOLD
+from ponderosa.engine.limits import DEMOTE_THRESHOLD, LEARN_ALL
+from ponderosa.engine.limits import LEARN_DEFAULT as LEARN_DEFAULT  # everything on, as in Crafty
 
 # Crafty's `learn N` bitmask.
 LEARN_BOOK, LEARN_POSITION, LEARN_RESULT = 1, 2, 4
-LEARN_ALL = LEARN_BOOK | LEARN_POSITION | LEARN_RESULT      # the largest mask, 7
-LEARN_DEFAULT = LEARN_ALL  # everything on, as in Crafty
+assert LEARN_ALL == LEARN_BOOK | LEARN_POSITION | LEARN_RESULT   # the largest mask (engine/limits.py)
 
 SEARCHES_REMEMBERED = 10  # the first ten searches after leaving the book (paper 2.3)
 

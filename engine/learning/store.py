@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ponderosa.engine.book.file import decode_move, encode_move
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import InputFileError, regular_file
 from ponderosa.engine.learning.rules import AGING_FACTOR, AGING_FLOOR, RESULT_LEARNED_VALUE, LearnedUpdate
 
@@ -68,7 +69,7 @@ SCHEMA = (
 )
 
 
-class LearnedStoreError(Exception):
+class LearnedStoreError(EngineError):
     """The learned data cannot be used; the message names the file or database."""
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Callable
 
-from ponderosa.engine.book.file import BookFileError
 from ponderosa.engine.book.opening_book import book_table
-from ponderosa.engine.learning.learner import LearnFileError
-from ponderosa.engine.learning.store import LearnedStoreError, parse_bookeval
-from ponderosa.engine.limits import DEMOTE_THRESHOLD, DEMOTE_THRESHOLD_RANGE
-from ponderosa.protocol.console.commands import Command, CommandError, number_argument, on_off, positive_int
+from ponderosa.engine.errors import EngineError
+from ponderosa.engine.learning.store import parse_bookeval
+from ponderosa.protocol.console.commands import (
+    Command,
+    CommandError,
+    number_argument,
+    on_off,
+    option_value,
+    positive_int,
+    set_option,
+)
 
 if TYPE_CHECKING:
     from ponderosa.engine.book.build import BuildReport
@@ -28,7 +34,7 @@ def cmd_book(console: Console, args: list[str]) -> None:
         raise CommandError(f"unknown book command: {action} (see `help book`)")
     try:
         handler(console, rest)
-    except BookFileError as error:
+    except EngineError as error:
         raise CommandError(str(error)) from error
 
 
@@ -39,7 +45,7 @@ def _book_create(console: Console, args: list[str]) -> None:
     max_moves = positive_int(args[1:2], usage)
     min_games = positive_int(args[2:3], usage) if len(args) > 2 else 1
     win_percent = number_argument(args[3], usage) if len(args) > 3 else 0.0
-    report = console.engine.book_files.create_book([args[0]], max_moves, min_games, win_percent, _progress(console))
+    report = console.engine.create_book([args[0]], max_moves, min_games, win_percent, _progress(console))
     _end_progress(console)
     _report(console, report)
 
@@ -47,7 +53,7 @@ def _book_create(console: Console, args: list[str]) -> None:
 def _book_add(console: Console, args: list[str]) -> None:
     if not args:
         raise CommandError("usage: book add FILE [FILE...]")
-    report = console.engine.book_files.add_to_book(args, _progress(console))
+    report = console.engine.add_to_book(args, _progress(console))
     _end_progress(console)
     _report(console, report)
 
@@ -55,31 +61,31 @@ def _book_add(console: Console, args: list[str]) -> None:
 def _book_merge(console: Console, args: list[str]) -> None:
     if len(args) != 3:
         raise CommandError("usage: book merge BOOK1 BOOK2 OUT")
-    _report(console, console.engine.book_files.merge_books(*args))
+    _report(console, console.engine.merge_books(*args))
 
 
 def _book_random(console: Console, args: list[str]) -> None:
     if len(args) != 1 or args[0] not in ("0", "1", "2"):
         raise CommandError("usage: book random 0|1|2 (0 search, 1 Crafty's weighted random, 2 Terra's)")
-    console.engine.options.set_book_setting("random_mode", int(args[0]))
+    set_option(console, "book random", int(args[0]))
 
 
 def _book_width(console: Console, args: list[str]) -> None:
-    console.engine.options.set_book_setting("width", positive_int(args, "book width N"))
+    set_option(console, "book width", positive_int(args, "book width N"))
 
 
 def _book_on(console: Console, args: list[str]) -> None:
-    console.engine.options.book_enabled = True
+    set_option(console, "book", True)
 
 
 def _book_off(console: Console, args: list[str]) -> None:
-    console.engine.options.book_enabled = False
+    set_option(console, "book", False)
 
 
 def _book_use(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: book use FILE")
-    console.engine.options.use_book(args[0])
+    set_option(console, "book use", args[0])
     console.say(f"book: {args[0]}")
 
 
@@ -93,7 +99,7 @@ def _book_polyglot(console: Console, args: list[str]) -> None:
 def _book_export(console: Console, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: book export FILE.bin")
-    entries = console.engine.book_files.export_polyglot(args[0])
+    entries = console.engine.export_polyglot(args[0])
     console.say(f"wrote {entries} Polyglot entries to {args[0]}")
 
 
@@ -102,8 +108,8 @@ def cmd_books(console: Console, args: list[str]) -> None:
     if len(args) != 3 or args[0].lower() != "create":
         raise CommandError(f"usage: {usage}")
     try:
-        report = console.engine.book_files.create_start_book([args[1]], positive_int(args[2:3], usage))
-    except BookFileError as error:
+        report = console.engine.create_start_book([args[1]], positive_int(args[2:3], usage))
+    except EngineError as error:
         raise CommandError(str(error)) from error
     _report(console, report)
 
@@ -131,7 +137,7 @@ def cmd_bookeval(console: Console, args: list[str]) -> None:
         raise CommandError("usage: bookeval 0..100|!!|!|!?|?!|?|clear  or  bookeval FILE.pgn")
     try:
         if os.path.lexists(args[0]):   # a file of NAG-marked lines (refused clearly if it is no regular file)
-            count = console.engine.book_files.import_user_values([args[0]])
+            count = console.engine.import_user_values([args[0]])
             console.say(f"{count} user-set values read from {args[0]}")
             return
         value = parse_bookeval(args[0])
@@ -140,7 +146,7 @@ def cmd_bookeval(console: Console, args: list[str]) -> None:
         raise CommandError(str(error)) from error
     except IndexError as error:
         raise CommandError("bookeval sets a value on the move just played: make the move first") from error
-    except (LearnedStoreError, BookFileError) as error:   # BookFileError: the PGN file cannot be read
+    except EngineError as error:   # BookFileError: the PGN file cannot be read
         raise CommandError(str(error)) from error
     console.say(f"{san}: user value {'cleared' if value is None else value}")
 
@@ -201,15 +207,12 @@ def cmd_learn(console: Console, args: list[str]) -> None:
     learn threshold CENTIPAWNS."""
     engine = console.engine
     if not args:
-        console.say(f"learn {engine.options.learn_mask} (1 book, 2 position, 4 result); "
+        console.say(f"learn {option_value(console, 'learn')} (1 book, 2 position, 4 result); "
                     f"store {engine.options.learned_location}; aging {'on' if engine.options.book_aging else 'off'}; "
-                    f"threshold {engine.learn_threshold}")
+                    f"threshold {option_value(console, 'learn threshold')}")
         return
     if args[0].lower() == "store" and len(args) == 2:
-        try:
-            engine.use_learned_store(args[1])
-        except LearnedStoreError as error:
-            raise CommandError(str(error)) from error
+        set_option(console, "learn store", args[1])
         console.say(f"learned data: {engine.options.learned_location}")
         return
     if args[0].lower() == "aging" and len(args) == 2:
@@ -222,24 +225,23 @@ def cmd_learn(console: Console, args: list[str]) -> None:
                         "| learn threshold CENTIPAWNS", 0)
     if mask > 7:
         raise CommandError("learn N: N is a bitmask 0-7 (1 book, 2 position, 4 result)")
-    engine.options.learn_mask = mask
+    set_option(console, "learn", mask)
 
 
 def _learn_threshold(console: Console, args: list[str]) -> None:
     """learn threshold [CENTIPAWNS]: show or set the learned value below which a book move is not
     playable (the paper's -80 by default)."""
-    low, high = DEMOTE_THRESHOLD_RANGE
-    usage = f"learn threshold CENTIPAWNS ({low}..{high}; the paper's {DEMOTE_THRESHOLD} by default)"
+    row = console.engine.options.find("learn threshold", "console")
+    assert row is not None
+    usage = f"learn threshold CENTIPAWNS ({row.low}..{row.high}; the paper's {row.default} by default)"
     if args:
         try:
             value = int(args[0])
         except ValueError:
             raise CommandError(f"usage: {usage}") from None
-        try:
-            console.engine.learn_threshold = value
-        except ValueError as error:
-            raise CommandError(str(error)) from None
-    console.say(f"learn threshold {console.engine.learn_threshold}: book moves learned below it are not played")
+        set_option(console, "learn threshold", value)
+    console.say(f"learn threshold {option_value(console, 'learn threshold')}: book moves learned below it are not "
+                f"played")
 
 
 def cmd_import(console: Console, args: list[str]) -> None:
@@ -248,9 +250,9 @@ def cmd_import(console: Console, args: list[str]) -> None:
         raise CommandError("usage: import FILE [clear]")
     try:
         count = console.engine.import_learning(args[0], clear=len(args) == 2)
-    except (OSError, LearnFileError, LearnedStoreError) as error:
+    except (OSError, EngineError) as error:
         raise CommandError(str(error)) from error
-    for problem in console.engine.learner.import_skipped:
+    for problem in console.engine.options.import_skipped:
         console.say(f"warning: {problem}")
     console.say(f"imported {count} learning records from {args[0]}")
 
@@ -286,7 +288,7 @@ BOOK_COMMANDS = [
             "minterragames N", "Terra: own games needed before they count instead of frequency (book random 2)"),
     Command(("learn",), cmd_learn, "learn [N | store LOCATION | aging on|off | threshold CP]",
             "what to learn (bitmask: 1 book, 2 position, 4 result; default 7), where, learning aging, and "
-            f"the learned value below which a book move is not played (centipawns, default {DEMOTE_THRESHOLD})"),
+            "the learned value below which a book move is not played (centipawns, default -80)"),
     Command(("import",), cmd_import, "import FILE [clear]",
             "learn from a book.lrn or position.lrn file; clear: forget what was learned first"),
 ]

@@ -6,11 +6,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.search import mate_distance
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
 
+MEGABYTE = 1 << 20   # hash sizes: the console takes bytes, K, M and G; the option table's rows MB
 SIZE_PATTERN = re.compile(r"^(\d+)([KMG]?)B?$", re.IGNORECASE)
 # Words that look like a move (SAN or coordinates) get "Illegal move" rather than "unknown command".
 MOVE_PATTERN = re.compile(r"^([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBNqrbn])?|[a-h][1-8][a-h][1-8][qrbn]?|"
@@ -19,6 +21,25 @@ MOVE_PATTERN = re.compile(r"^([KQRBN]?[a-h]?[1-8]?x?[a-h][1-8](=?[QRBNqrbn])?|[a
 
 class CommandError(Exception):
     """A command that cannot be carried out; its message is shown on one line."""
+
+
+def option_value(console: Console, words: str) -> object:
+    """The value in use of the option table's row the console's words name (`hash`, `learn threshold`)."""
+    row = console.engine.options.find(words, "console")
+    assert row is not None, f"no option row for the console's {words!r}"
+    return console.engine.options.get(row)
+
+
+def set_option(console: Console, words: str, value: object) -> list[str]:
+    """Set the option table's row the console's words name; what the user is told ([] for
+    nothing). CommandError for a value the engine refuses."""
+    row = console.engine.options.find(words, "console")
+    if row is None:
+        raise CommandError(f"unknown setting: {words}")
+    try:
+        return console.engine.options.set(row, value) or []
+    except EngineError as error:
+        raise CommandError(str(error)) from None
 
 
 @dataclass(frozen=True)

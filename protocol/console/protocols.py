@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ponderosa.engine.registration import install_xboard
-from ponderosa.protocol.console.commands import Command, CommandError
-from ponderosa.protocol.options import MAX_MULTI_PV
+from ponderosa.protocol.console.commands import Command, CommandError, option_value, set_option
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
@@ -20,13 +19,15 @@ def cmd_uci(console: Console, args: list[str]) -> None:
 
 
 def cmd_multipv(console: Console, args: list[str]) -> None:
-    usage = f"multipv N  (1..{MAX_MULTI_PV} lines per iteration)"
+    row = console.engine.options.find("multipv", "console")
+    assert row is not None
+    usage = f"multipv N  ({row.low}..{row.high} lines per iteration)"
     if not args:
-        console.say(f"multipv {console.engine.multi_pv}")
+        console.say(f"multipv {option_value(console, 'multipv')}")
         return
-    if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= MAX_MULTI_PV:
+    if len(args) != 1 or not args[0].isdigit() or not row.low <= int(args[0]) <= row.high:
         raise CommandError(f"usage: {usage}")
-    console.engine.multi_pv = int(args[0])
+    set_option(console, "multipv", int(args[0]))
 
 
 def cmd_install(console: Console, args: list[str]) -> None:

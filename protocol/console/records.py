@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Callable
 import chess
 
 from ponderosa.engine.engine import IllegalMoveError
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.fen import FenError
 from ponderosa.engine.records import (
-    RecordError,
     first_game_text,
     read_fen_line,
     read_pgn_text,
     resume_players,
     write_atomically,
 )
-from ponderosa.protocol.console.commands import Command, CommandError
+from ponderosa.protocol.console.commands import Command, CommandError, set_option
 
 if TYPE_CHECKING:
     from ponderosa.engine.records import ReadGame
@@ -62,7 +62,7 @@ def setboard_from_file(console: Console, path: str) -> None:
     try:
         fen = read_fen_line(path)
         console.engine.set_position(fen)
-    except RecordError as error:
+    except EngineError as error:
         raise CommandError(str(error)) from None
     except FenError as error:
         raise CommandError(f"{path}: {error}") from None
@@ -72,14 +72,14 @@ def cmd_pgn(console: Console, args: list[str]) -> None:
     if len(args) < 2:
         raise CommandError("usage: pgn TAG VALUE  (Event, Site, Round, Date, White, WhiteElo, Black, BlackElo, Result)")
     try:
-        console.engine.record.set_tag(args[0], " ".join(args[1:]))
-    except RecordError as error:
+        console.engine.set_tag(args[0], " ".join(args[1:]))
+    except EngineError as error:
         raise CommandError(str(error)) from None
     console.engine.save_record()
 
 
 def cmd_tags(console: Console, args: list[str]) -> None:
-    for name, value in console.engine.record.headers(console.record_players(), console.engine.position()).items():
+    for name, value in console.engine.record_headers(console.record_players()).items():
         console.say(f'[{name} "{value}"]')
 
 
@@ -115,14 +115,14 @@ def _read(console: Console, args: list[str], append: bool) -> None:
         source = args[0]
         try:
             text = first_game_text(source)   # the first game alone, read line by line
-        except RecordError as error:
+        except EngineError as error:
             raise CommandError(str(error)) from None
     else:
         source, text = "keyboard", _read_keyboard(console)
     game = console.engine.position()
     try:
         read = read_pgn_text(text, source, start_fen=game.fen() if append else None)
-    except RecordError as error:
+    except EngineError as error:
         raise CommandError(str(error)) from None
     if not read.moves and not append and not _has_own_tags(read):
         raise CommandError(f"{source}: no moves found")
@@ -188,7 +188,7 @@ def cmd_log(console: Console, args: list[str]) -> None:
         raise CommandError("usage: log on|off | log N [FILE]")
     try:
         lines = files.tail(int(word))
-    except (RecordError, OSError) as error:
+    except (EngineError, OSError) as error:
         raise CommandError(str(error)) from None
     if len(args) == 2:
         try:
@@ -208,12 +208,11 @@ def resume_last_game(console: Console) -> None:
         number, path = files.newest_game()
         text = first_game_text(path)
         read = read_pgn_text(text, str(path))
-    except (RecordError, OSError) as error:
+    except (EngineError, OSError) as error:
         raise CommandError(f"cannot continue: {error}") from None
     files.continue_pair(number)
     console.engine.replace_game(read.start_fen, read.moves)
-    console.engine.record.tags = {k: v for k, v in read.tags.items() if k not in ("FEN", "SetUp", "TimeControl")}
-    console.engine.record.result = read.tags.get("Result", "*")
+    console.engine.restore_record(read.tags, read.tags.get("Result", "*"))
     players = resume_players(read.tags)
     console.engine_side, console.plays_both = players.engine_side, players.both
     if read.problem:
@@ -287,7 +286,7 @@ def cmd_search(console: Console, args: list[str]) -> None:
 def cmd_flag(console: Console, args: list[str]) -> None:
     if len(args) != 1 or args[0].lower() not in ("on", "off"):
         raise CommandError("usage: flag on|off")
-    console.engine.record.claim_flag = args[0].lower() == "on"
+    set_option(console, "flag", args[0].lower() == "on")
 
 
 # -- analysis -----------------------------------------------------------------
@@ -301,15 +300,15 @@ def cmd_annotateh(console: Console, args: list[str]) -> None:
 
 
 def _annotate(console: Console, args: list[str], html_output: bool) -> None:
-    from ponderosa.engine.annotate import AnnotateError, parse_request  # only when used
+    from ponderosa.engine.annotate import parse_request  # only when used
     try:
         request = parse_request(args, html_output)
-    except AnnotateError as error:
+    except EngineError as error:
         raise CommandError(str(error)) from None
     progress = _annotate_progress(console)
     try:
         report = console.engine.annotate(request, progress)   # a ponder search ends first: they share the table
-    except AnnotateError as error:
+    except EngineError as error:
         raise CommandError(str(error)) from None
     finally:
         if console.out.isatty():

@@ -12,7 +12,8 @@ import chess
 
 from ponderosa.engine.book.opening_book import BookProbe, book_moves_text, book_table
 from ponderosa.engine.engine import Engine, IllegalMoveError
-from ponderosa.engine.input_files import InputFileError, read_text
+from ponderosa.engine.errors import EngineError
+from ponderosa.engine.input_files import read_text
 from ponderosa.engine.records import LogTee, Players
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.protocol.console import records
@@ -57,7 +58,7 @@ class Console:
         self.commands = COMMANDS
         # Logging on at the console (log.NNN and game.NNN, Crafty's default): the log shows what the user saw.
         self.out: TextIO = LogTee(out, lambda: self.engine.game_files)   # type: ignore[assignment]
-        self.engine.game_files.enabled = True
+        self.engine.options.set_game_files(True, save=False)
         self.engine.players = self.record_players
 
     # -- output ---------------------------------------------------------------
@@ -142,7 +143,7 @@ class Console:
             raise CommandError(f"{path}: command files nested too deep")
         try:
             lines = read_text(path, "a command file").splitlines()
-        except InputFileError as error:
+        except EngineError as error:
             raise CommandError(str(error)) from None
         self.input_depth += 1
         outer = self.reading

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ponderosa.protocol.console.commands import Command, CommandError, on_off, parse_size
+from ponderosa.protocol.console.commands import Command, CommandError, on_off, parse_size, set_option
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 def _use_tables(console: Console, path: str) -> None:
     console.engine.end_search()   # the silent ponder search ends: the tables change now, as the reply says
-    for message in console.engine.options.set_tablebase_path(path) or []:
+    for message in set_option(console, "egtb", path):
         console.say(f"Syzygy: {message}")
     console.say(console.engine.options.tablebase_summary())
 

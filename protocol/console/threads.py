@@ -3,9 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ponderosa.engine.limits import MAX_THREADS
-from ponderosa.engine.settings import ResourceError
-from ponderosa.protocol.console.commands import Command
+from ponderosa.protocol.console.commands import Command, CommandError, option_value, set_option
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
@@ -19,22 +17,29 @@ def _count(console: Console, args: list[str], usage: str, low: int, high: int) -
     return int(args[0])
 
 
+def _most(console: Console, words: str) -> int:
+    row = console.engine.options.find(words, "console")
+    assert row is not None
+    return row.high
+
+
 def say_threads(console: Console) -> None:
     engine = console.engine
     console.say(f"search threads: {engine.threads} ({engine.searching_threads} per search; helpers from depth "
-                f"{engine.options.smp_min_depth}, at most {engine.options.smp_max_helpers} helpers)")
+                f"{option_value(console, 'smpmin')}, at most {option_value(console, 'smpmax')} helpers)")
 
 
 def cmd_smpmt(console: Console, args: list[str]) -> None:
     if not args:
         say_threads(console)
         return
-    count = _count(console, args, f"smpmt=N  (threads, 0..{MAX_THREADS}; 0 or 1: one thread)", 0, MAX_THREADS)
+    most = _most(console, "smpmt")
+    count = _count(console, args, f"smpmt=N  (threads, 0..{most}; 0 or 1: one thread)", 0, most)
     if count is not None and max(1, count) != console.engine.threads:   # the count in use: nothing to do or say
         console.engine.end_search()   # the silent ponder search ends: the count changes now, as the reply says
         try:
-            console.engine.options.set_threads(max(1, count))
-        except ResourceError as error:
+            set_option(console, "smpmt", max(1, count))
+        except CommandError as error:
             console.say(f"Error: {error}")
         say_threads(console)
 
@@ -42,15 +47,15 @@ def cmd_smpmt(console: Console, args: list[str]) -> None:
 def cmd_smpmin(console: Console, args: list[str]) -> None:
     depth = _count(console, args, "smpmin N  (the shallowest iteration depth helpers search, 1..100)", 1, 100)
     if depth is not None:
-        console.engine.options.smp_min_depth = depth
+        set_option(console, "smpmin", depth)
         say_threads(console)
 
 
 def cmd_smpmax(console: Console, args: list[str]) -> None:
-    helpers = _count(console, args, f"smpmax N  (the most helper threads one search uses, 0..{MAX_THREADS - 1})",
-                     0, MAX_THREADS - 1)
+    most = _most(console, "smpmax")
+    helpers = _count(console, args, f"smpmax N  (the most helper threads one search uses, 0..{most})", 0, most)
     if helpers is not None:
-        console.engine.options.smp_max_helpers = helpers
+        set_option(console, "smpmax", helpers)
         say_threads(console)
 
 

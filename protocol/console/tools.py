@@ -6,12 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ponderosa.engine.bench import BENCH_DEPTH
-from ponderosa.engine.genfens import GenfensError, GenfensOptions
-from ponderosa.engine.input_files import InputFileError
-from ponderosa.engine.limits import MAX_THREADS
+from ponderosa.engine.errors import EngineError
+from ponderosa.engine.genfens import GenfensOptions
 from ponderosa.engine.search import SearchResult
-from ponderosa.engine.settings import ResourceError
-from ponderosa.engine.testsuite import SuiteError, TestPosition
+from ponderosa.engine.testsuite import TestPosition
 from ponderosa.protocol.console.commands import CommandError, depth_argument, format_rate, positive_int
 
 if TYPE_CHECKING:
@@ -45,12 +43,13 @@ def cmd_bench(console: Console, args: list[str]) -> None:
     usage = "bench [DEPTH [THREADS]]"
     depth = positive_int(args[:1], usage) if args else BENCH_DEPTH
     threads = positive_int(args[1:], usage) if len(args) > 1 else 1   # one: the signature
-    if len(args) > 2 or threads > MAX_THREADS:
+    threads_row = console.engine.options.find("smpmt", "console")
+    if len(args) > 2 or threads_row is None or threads > threads_row.high:
         raise CommandError(f"usage: {usage}")
     console.engine.end_search()   # a silent ponder search ends: the bench may start threads
     try:
         result = console.engine.bench(depth, threads=threads)
-    except ResourceError as error:
+    except ValueError as error:   # the threads cannot be had
         raise CommandError(str(error)) from None
     console.say(f"positions={result.positions}  depth={result.depth}  threads={result.threads}")
     console.say(f"Total nodes: {result.nodes}")
@@ -70,7 +69,7 @@ def cmd_test(console: Console, args: list[str]) -> None:
 
     try:
         report = console.engine.run_suite(args[0], early_exit, on_result)
-    except SuiteError as error:
+    except EngineError as error:
         raise CommandError(str(error)) from None
     console.say(f"test results summary: {report.right} of {report.total} right, "
                 f"{report.total - report.right} wrong, time={report.seconds:.1f}s, n={report.nodes}")
@@ -104,5 +103,5 @@ def cmd_genfens(console: Console, args: list[str]) -> None:
     try:
         for opening in console.engine.genfens(count, int(args[2]), book, options):
             console.say(f"info string genfens {opening.fen}")
-    except (InputFileError, GenfensError) as error:
+    except EngineError as error:
         raise CommandError(str(error)) from None

@@ -1,158 +1,62 @@
 """UCI's handshake and settings: `uci` (the engine's name and its options), `isready`, `debug`,
-`setoption` and `register`; the options a UCI GUI sees and what setting each does. Those
-XBoard offers too come from protocol/options.py (ranges and meaning)."""
+`setoption` and `register`. The options, their ranges and effects are the option table's
+(engine/option_table.py); the session's own (Ponder, UCI_AnalyseMode, ...) are UciFrontEnd's."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ponderosa.engine.book.file import BookFileError
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.fen import FenError
+from ponderosa.engine.errors import EngineError
 from ponderosa.engine.identity import FULL_NAME
-from ponderosa.engine.learning.store import LearnedStoreError
-from ponderosa.engine.limits import FULL_ELO, MIN_ELO, PROBE_DEPTH_RANGE
-from ponderosa.engine.opponent import parse_uci_opponent
-from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS, set_engine_option
-from ponderosa.protocol.streams import set_logging
+from ponderosa.protocol.streams import logging_enabled, set_logging
 
 if TYPE_CHECKING:
+    from ponderosa.engine.option_table import Option
     from ponderosa.protocol.uci.session import UciSession
 
 AUTHOR = "the Ponderosa developers"
-BOOK_OPTIONS = {"BookRandom": "random_mode", "BookWidth": "width"}   # option -> book setting
-EMPTY = "<empty>"        # UCI's way to show an empty string default
-DEFAULT = "<default>"    # the book or learned store the engine picks itself
 
 
-@dataclass(frozen=True)
-class UciOption:
-    name: str
-    kind: str                                   # spin, check, string or button
-    default: Callable[[Engine], object]         # read from the engine when `uci` is answered
-    low: int = 0
-    high: int = 0
+class UciFrontEnd:
+    """The UCI session's own settings, as the option table's rows read and change them."""
 
-    def declaration(self, engine: Engine) -> str:
-        text = f"option name {self.name} type {self.kind}"
-        if self.kind == "button":
-            return text
-        value = self.default(engine)
-        if self.kind == "check":
-            value = "true" if value else "false"
-        text += f" default {value if value != '' else EMPTY}"
-        if self.kind == "spin":
-            text += f" min {self.low} max {self.high}"
-        return text
+    def __init__(self, session: UciSession) -> None:
+        self._session = session
 
+    @property
+    def ponder(self) -> bool:
+        return self._session.ponder_enabled
 
-def _shared_spin(name: str) -> UciOption:
-    """A spin option XBoard offers too, with the same fixed default."""
-    default, low, high = SPIN_OPTIONS[name]
-    return UciOption(name, "spin", lambda engine: default, low, high)
+    def set_ponder(self, on: bool) -> None:
+        self._session.ponder_enabled = on
 
+    @property
+    def analyse_mode(self) -> bool:
+        return self._session.analyse_mode
 
-UCI_OPTIONS: list[UciOption] = [
-    _shared_spin("Hash"),
-    UciOption("Clear Hash", "button", lambda engine: None),
-    UciOption("Threads", "spin", lambda engine: engine.threads, *SPIN_OPTIONS["Threads"][1:]),
-    UciOption("Ponder", "check", lambda engine: True),
-    UciOption("OwnBook", "check", lambda engine: engine.options.book_enabled),
-    UciOption("BookFile", "string", lambda engine: DEFAULT),
-    UciOption("BookRandom", "spin", lambda engine: engine.options.book_setting("random_mode"), 0, 2),
-    UciOption("BookWidth", "spin", lambda engine: engine.options.book_setting("width"), 1, 100),
-    UciOption("Learn", "spin", lambda engine: engine.options.learn_mask, *SPIN_OPTIONS["Learn"][1:]),
-    UciOption("BookLearnThreshold", "spin", lambda engine: engine.learn_threshold,
-              *SPIN_OPTIONS["BookLearnThreshold"][1:]),
-    UciOption("LearnStore", "string", lambda engine: DEFAULT),
-    _shared_spin("Contempt"),
-    UciOption("MultiPV", "spin", lambda engine: engine.multi_pv, *SPIN_OPTIONS["MultiPV"][1:]),
-    _shared_spin("Move Overhead"),
-    UciOption("UCI_AnalyseMode", "check", lambda engine: False),
-    UciOption("UCI_ShowWDL", "check", lambda engine: False),
-    UciOption("UCI_Opponent", "string", lambda engine: ""),
-    UciOption("Log", "check", lambda engine: False),
-    UciOption("UCI_Chess960", "check", lambda engine: engine.chess960),
-    UciOption("UCI_LimitStrength", "check", lambda engine: engine.strength.limit),
-    UciOption("UCI_Elo", "spin", lambda engine: engine.strength.target, MIN_ELO, FULL_ELO),
-    UciOption("EvalFile", "string", lambda engine: DEFAULT),
-    UciOption("SyzygyPath", "string", lambda engine: engine.options.tablebase_path or EMPTY),
-    UciOption("SyzygyProbeDepth", "spin", lambda engine: engine.options.probe_depth, *PROBE_DEPTH_RANGE),
-    *[_shared_spin(name) for name in SCALE_OPTIONS],
-]
+    def set_analyse_mode(self, on: bool) -> None:
+        self._session.analyse_mode = on
 
+    @property
+    def show_wdl(self) -> bool:
+        return self._session.show_wdl
 
-def _spin(option: UciOption, value: str) -> tuple[int, str]:
-    """The value as a whole number within the option's range (clamped, and said so)."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise ValueError(f"{value!r} is not a whole number") from None
-    clamped = min(max(number, option.low), option.high)
-    note = f"option {option.name}: {number} is outside {option.low}..{option.high}, {clamped} used" \
-        if clamped != number else ""
-    return clamped, note
+    def set_show_wdl(self, on: bool) -> None:
+        self._session.show_wdl = on
 
+    @property
+    def move_overhead_ms(self) -> int:
+        return round(self._session.move_overhead * 1000)
 
-def _check(value: str) -> bool:
-    if value.lower() not in ("true", "false"):
-        raise ValueError(f"{value!r} is not true or false")
-    return value.lower() == "true"
+    def set_move_overhead(self, milliseconds: int) -> None:
+        self._session.move_overhead = milliseconds / 1000   # the next `go` (or ponderhit) allocates with it
 
+    @property
+    def log(self) -> bool:
+        return logging_enabled()
 
-def apply_option(session: UciSession, option: UciOption, value: str) -> str:
-    """Carry out `setoption` for one option; returns a note for the GUI ('' if none). Raises
-    ValueError (and the book/store errors) for a value that cannot be used."""
-    engine = session.engine
-    name = option.name
-    note = ""
-    if option.kind == "spin":
-        number, note = _spin(option, value)
-        if name in BOOK_OPTIONS:
-            engine.options.set_book_setting(BOOK_OPTIONS[name], number)
-        elif name == "UCI_Elo":
-            engine.strength.set_target(number)   # takes effect at the next search
-        elif name == "Move Overhead":
-            session.move_overhead = number / 1000   # the next `go` (or ponderhit) allocates with it
-        else:
-            set_engine_option(engine, name, number)   # Hash, Threads, Learn, BookLearnThreshold, Contempt, MultiPV, ...
-    elif option.kind == "check":
-        flag = _check(value)
-        if name == "Ponder":
-            session.ponder_enabled = flag
-        elif name == "OwnBook":
-            set_engine_option(engine, name, flag)
-        elif name == "UCI_LimitStrength":
-            engine.strength.limit = flag
-        elif name == "UCI_Chess960":
-            engine.set_chess960(flag)   # castling king takes rook, FENs X-FEN or Shredder-FEN
-            if flag:
-                note = "Chess960: castling as king takes rook; the book and learning are off"
-        elif name == "UCI_AnalyseMode":
-            session.analyse_mode = flag
-        elif name == "UCI_ShowWDL":
-            session.show_wdl = flag
-        elif name == "Log":
-            set_logging(flag)
-    elif option.kind == "button":
-        engine.options.clear_hash()   # during a search: at its end (the engine's rule)
-    elif name == "BookFile":
-        if value in ("", DEFAULT, EMPTY):
-            messages = engine.options.open_default_books()
-            note = "; ".join(messages)
-        else:
-            engine.options.use_book(value)
-    elif name == "LearnStore":
-        if value not in ("", DEFAULT, EMPTY):
-            engine.use_learned_store(value)
-    elif name == "EvalFile":
-        # A file that cannot be used: what is kept. During a search: at its end (the engine's rule).
-        note = evaluation_note(engine, engine.options.set_eval_file(value))
-    elif name == "SyzygyPath":
-        note = tablebase_note(engine.options.set_tablebase_path("" if value == EMPTY else value))
-    elif name == "UCI_Opponent":
-        _set_opponent(engine, "" if value == EMPTY else value)
-    return note
+    def set_log(self, on: bool) -> None:
+        set_logging(on)
 
 
 def evaluation_note(engine: Engine, messages: list[str] | None) -> str:
@@ -164,6 +68,15 @@ def evaluation_note(engine: Engine, messages: list[str] | None) -> str:
 
 def tablebase_note(messages: list[str] | None) -> str:
     return "; ".join(f"Syzygy: {message}" for message in messages or [])
+
+
+def option_note(engine: Engine, option: Option, messages: list[str] | None) -> str:
+    """The info string a setoption gets ('' for none)."""
+    if option.report == "evaluation":
+        return evaluation_note(engine, messages)
+    if option.report == "tablebases":
+        return tablebase_note(messages)
+    return "; ".join(messages or [])
 
 
 def report_applied(session: UciSession) -> None:
@@ -180,19 +93,13 @@ def report_applied(session: UciSession) -> None:
             session.info_string(note)
 
 
-def _set_opponent(engine: Engine, text: str) -> None:
-    """UCI_Opponent: who the engine plays, for the learner (and the server rules); raises ValueError."""
-    if text.strip():
-        engine.set_opponent(parse_uci_opponent(text))
-
-
 # -- commands ---------------------------------------------------------------------
 
 def uci(session: UciSession, args: str) -> None:
     session.out.line(f"id name {FULL_NAME}")
     session.out.line(f"id author {AUTHOR}")
-    for option in UCI_OPTIONS:
-        session.out.line(option.declaration(session.engine))
+    for option in session.engine.options.rows("uci"):
+        session.out.line(option.uci_line(session.engine.options.get(option)))
     session.out.line("uciok")
 
 
@@ -218,17 +125,20 @@ def setoption(session: UciSession, args: str) -> None:
         name, value = " ".join(words[1:at]), " ".join(words[at + 1:])
     else:
         name, value = " ".join(words[1:]), ""
-    option = next((option for option in UCI_OPTIONS if option.name.lower() == name.lower()), None)
+    engine = session.engine
+    option = engine.options.find(name)
     if option is None:
         session.info_string(f"unknown option: {name}")
         return
     try:
-        message = apply_option(session, option, value)
-    except (ValueError, FenError, BookFileError, LearnedStoreError, OSError) as error:
+        value, clamped = option.parse(value)
+        note = option_note(engine, option, engine.options.set(option, value))
+    except EngineError as error:
         session.info_string(f"option {option.name}: {error}")
         return
-    if message:
-        session.info_string(message)
+    for message in (clamped, note):
+        if message:
+            session.info_string(message)
 
 
 def register(session: UciSession, args: str) -> None:

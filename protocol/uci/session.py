@@ -20,7 +20,7 @@ from ponderosa.engine.wdl import material_count, wdl
 from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.uci.go import SEARCH_COMMANDS, GoCommand, stop
 from ponderosa.protocol.uci.info import format_info, progress_lines
-from ponderosa.protocol.uci.options import OPTION_COMMANDS
+from ponderosa.protocol.uci.options import OPTION_COMMANDS, UciFrontEnd
 from ponderosa.protocol.uci.position import POSITION_COMMANDS
 
 log = logging.getLogger("ponderosa.uci")
@@ -57,6 +57,7 @@ class UciSession:
         self.move_overhead = MOVE_OVERHEAD  # Move Overhead (seconds): kept back from every move's time
         self.show_wdl = False               # UCI_ShowWDL: info lines carry the win/draw/loss chances
         self._held: deque[tuple] = deque()  # events read while waiting for a stopped search's result
+        engine.options.attach(UciFrontEnd(self))   # the rows of the session's own settings
 
     # -- the loop ---------------------------------------------------------------
 

@@ -122,7 +122,7 @@ def otim(session: XBoardSession, args: str) -> None:
 def claim_flag_if_fallen(session: XBoardSession) -> None:
     """With `flag on`, an opponent clock at zero while the engine plays is a win claimed on time."""
     engine, opponent_seconds = session.engine, session.clock.opponent_seconds
-    if not engine.record.claim_flag or session.engine_side is None or opponent_seconds is None:
+    if not engine.options.get("flag") or session.engine_side is None or opponent_seconds is None:
         return
     if opponent_seconds > 0 or engine.outcome() is not None:
         return

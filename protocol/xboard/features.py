@@ -3,25 +3,10 @@ heavy, so the program's launcher (protocol/launch.py) can send them before the e
 the session sends the same lines when the launcher did not."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from ponderosa.engine.identity import FULL_NAME
-from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH, FULL_ELO, MIN_ELO, PROBE_DEPTH_RANGE
-from ponderosa.protocol.options import SCALE_OPTIONS, SPIN_OPTIONS
-
-
-def _spin(name: str) -> tuple[str, int, int, int]:
-    return ("spin", *SPIN_OPTIONS[name])
-
-
-# Engine options offered to the GUI: name -> (type, default, min, max); a check is 0..1.
-OPTIONS: dict[str, tuple[str, int, int, int]] = {
-    "Hash": _spin("Hash"), "Ponder": ("check", 1, 0, 1), "OwnBook": ("check", 1, 0, 1),
-    "Contempt": _spin("Contempt"), "Threads": _spin("Threads"), "Log": ("check", 0, 0, 1),
-    "Resign": ("spin", 0, 0, 50), "Learn": _spin("Learn"), "BookLearnThreshold": _spin("BookLearnThreshold"),
-    # UCI's "Move Overhead": python-chess reads an XBoard option's name up to the first space.
-    "MultiPV": _spin("MultiPV"), "MoveOverhead": _spin("Move Overhead"),
-    "UCI_LimitStrength": ("check", 0, 0, 1), "UCI_Elo": ("spin", FULL_ELO, MIN_ELO, FULL_ELO),
-    **{name: _spin(name) for name in SCALE_OPTIONS},
-}
+from ponderosa.engine.option_table import XBOARD_ROWS, Option
 
 EGT_FEATURE = 'egt="syzygy"'
 PROTOCOL_FEATURES = (f'ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 draw=1 sigint=0 sigterm=0 '
@@ -29,28 +14,21 @@ PROTOCOL_FEATURES = (f'ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 dra
                      f'pause=1 nps=1 debug=1 memory=1 smp=1 exclude=1 setscore=0')
 
 
-def option_features() -> list[str]:
-    """The `feature option=...` texts of OPTIONS, for protover."""
-    return [f'option="{name} -spin {default} {low} {high}"' if kind == "spin" else
-            f'option="{name} -check {default}"' for name, (kind, default, low, high) in OPTIONS.items()]
+def row_default(option: Option) -> Any:
+    return option.default
 
 
-EVAL_FILE_FEATURE = 'option="EvalFile -file <default>"'
-
-
-def tablebase_features(path: str, probe_depth: int) -> list[str]:
-    low, high = PROBE_DEPTH_RANGE
-    return [EGT_FEATURE, f'option="SyzygyPath -path {path}"',
-            f'option="SyzygyProbeDepth -spin {probe_depth} {low} {high}"']
-
-
-def feature_lines(tablebase_path: str = "", probe_depth: int = DEFAULT_PROBE_DEPTH) -> list[str]:
-    """Every line of the answer to `protover 2`, `feature done=1` last. The defaults are a fresh
-    engine's, before any .ponderosarc or option has changed its tablebase settings."""
-    return ([f"feature {PROTOCOL_FEATURES}"]
-            + [f"feature {text}" for text in option_features() + [EVAL_FILE_FEATURE]
-               + tablebase_features(tablebase_path, probe_depth)]
-            + ["feature done=1"])
+def feature_lines(value: Callable[[Option], Any] = row_default) -> list[str]:
+    """Every line of the answer to `protover 2`, `feature done=1` last: the option table's XBoard
+    rows with the values value(row) gives (the engine's values in use; without an engine, as the
+    launcher answers before it has loaded, the rows' defaults). egt comes before the tablebase
+    options, so that xboard knows the kind of path they take."""
+    lines = [f"feature {PROTOCOL_FEATURES}"]
+    for option in XBOARD_ROWS:
+        if option.report == "tablebases":
+            lines.append(f"feature {EGT_FEATURE}")
+        lines.append(f"feature {option.xboard_feature(value(option))}")
+    return lines + ["feature done=1"]
 
 
 class EarlyAnswer:

@@ -32,8 +32,7 @@ class EditBoard:
 def protover(session: XBoardSession, args: str) -> None:
     if EarlyAnswer.take():
         return   # the launcher sent these lines before the engine loaded
-    options = session.engine.options
-    for line in feature_lines(options.tablebase_path, options.probe_depth):
+    for line in feature_lines(session.engine.options.get):
         session.out.line(line)
 
 

@@ -6,83 +6,118 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.engine import IllegalMoveError
-from ponderosa.engine.limits import MAX_THREADS
-from ponderosa.engine.settings import ResourceError
-from ponderosa.protocol.options import MEGABYTE, set_engine_option
-from ponderosa.protocol.streams import set_logging
-from ponderosa.protocol.xboard.features import OPTIONS
-from ponderosa.protocol.xboard.tablebases import tablebase_option
+from ponderosa.engine.errors import EngineError
+from ponderosa.protocol.streams import logging_enabled, set_logging
+from ponderosa.protocol.xboard.tablebases import report_problems, report_tables
 
 if TYPE_CHECKING:
+    from ponderosa.engine.option_table import Option
     from ponderosa.protocol.xboard.session import XBoardSession
 
-XBOARD_NAMES = {"Move Overhead": "MoveOverhead"}   # UCI's name, typed by hand, is the XBoard option too
+
+class XBoardFrontEnd:
+    """The XBoard session's own settings, as the option table's rows read and change them."""
+
+    def __init__(self, session: XBoardSession) -> None:
+        self._session = session
+
+    @property
+    def ponder(self) -> bool:
+        return self._session.ponder_enabled
+
+    def set_ponder(self, on: bool) -> None:
+        session = self._session
+        session.ponder_enabled = on
+        if not on and session.active is not None and session.active.kind == "ponder":
+            session.abandon()
+
+    @property
+    def resign_pawns(self) -> int:
+        return self._session.resign_pawns
+
+    def set_resign(self, pawns: int) -> None:
+        self._session.resign_pawns = pawns
+
+    @property
+    def move_overhead_ms(self) -> int:
+        return round(self._session.clock.move_overhead * 1000)
+
+    def set_move_overhead(self, milliseconds: int) -> None:
+        self._session.clock.move_overhead = milliseconds / 1000
+
+    @property
+    def log(self) -> bool:
+        return logging_enabled()
+
+    def set_log(self, on: bool) -> None:
+        """The protocol log (ponderosa.log) and the game's log.NNN/game.NNN together."""
+        set_logging(on)
+        self._session.engine.options.set_game_files(on)
 
 
 def memory(session: XBoardSession, args: str) -> None:
+    """memory N: the whole budget in MB; the table gets what the pawn hashes leave of it."""
     if args.isdigit() and int(args) > 0:
-        _, _, low, high = OPTIONS["Hash"]
-        pawn_hash = session.engine.options.pawn_hash_bytes // MEGABYTE   # `memory` is the whole budget
-        set_hash(session, min(max(low, int(args) - pawn_hash), high))
-
-
-def set_hash(session: XBoardSession, megabytes: int) -> None:
-    """memory / option Hash: memory the machine will not give keeps the old table, told in a popup."""
-    try:
-        session.engine.options.set_hash_size(megabytes * MEGABYTE)
-    except ResourceError as error:
-        session.out.line(f"telluser {error}")
-    session.apply_pending_settings()
+        options = session.engine.options
+        table = _row(session, "memory")
+        megabytes = int(args) - int(options.get("hashp"))   # the pawn hashes' share (the console's hashp)
+        set_option(session, table, min(max(table.low, megabytes), table.high))
 
 
 def cores(session: XBoardSession, args: str) -> None:
     if args.isdigit():
-        request_threads(session, int(args))
+        threads = _row(session, "cores")
+        set_option(session, threads, min(max(threads.low, int(args)), threads.high))
 
 
 def option(session: XBoardSession, args: str) -> None:
+    """option NAME=VALUE (a button: option NAME). Out of range: the nearest allowed value, as
+    xboard itself clamps."""
     name, _, value = args.partition("=")
-    name, value = name.strip(), value.strip()
-    name = XBOARD_NAMES.get(name, name)
-    if tablebase_option(session, name, value):
-        return
-    if name == "EvalFile":
-        report_evaluation(session, session.engine.options.set_eval_file(value))
+    row = session.engine.options.find(name.strip(), "xboard")
+    if row is None:
+        session.out.line(f"Error (unknown option): option {args}")
         return
     try:
-        number = int(value) if value else 0
-    except ValueError:
+        parsed, _ = row.parse(value if value.strip() or row.kind != "spin" else "0")
+    except EngineError:
         session.out.line(f"Error (bad option value): option {args}")
         return
-    if name in OPTIONS:   # out of range: the nearest allowed value, as xboard itself clamps
-        _, _, low, high = OPTIONS[name]
-        number = min(max(number, low), high)
-    if name == "Hash":
-        set_hash(session, max(1, number))
-    elif name == "Threads":
-        request_threads(session, number)
-    elif name == "Ponder":
-        session.ponder_enabled = bool(number)
-        if not number and session.active is not None and session.active.kind == "ponder":
-            session.abandon()
-    elif name == "Resign":
-        session.resign_pawns = max(0, number)
-    elif name == "UCI_LimitStrength":   # the UCI names, which XBoard users see in the engine's settings too
-        session.engine.strength.limit = bool(number)
-    elif name == "UCI_Elo":
-        session.engine.strength.set_target(number)
-    elif name == "MoveOverhead":
-        session.clock.move_overhead = number / 1000
-    elif name == "Log":
-        set_logging(bool(number))
-        set_game_files(session, bool(number))
-    elif name in OPTIONS:
-        try:
-            set_engine_option(session.engine, name, number)   # OwnBook, Contempt, Learn, BookLearnThreshold, ...
-        except ValueError as error:
-            session.out.line(f"Error ({error}): option {args}")
-    else:
-        session.out.line(f"Error (unknown option): option {args}")
+    if row.report == "tablebases":
+        report_problems(session)
+    set_option(session, row, parsed, args)
+
+
+def _row(session: XBoardSession, command: str) -> Option:
+    """The option table's row an XBoard command (memory, cores, egtpath) sets."""
+    row = session.engine.options.find(command, "xboard command")
+    assert row is not None, command
+    return row
+
+
+def set_option(session: XBoardSession, row: Option, value: object, command: str = "") -> None:
+    """Set a row and say what came of it: memory or threads not had in a popup, the threads and
+    the tables changed in `#` lines, a network that cannot be used in a popup."""
+    options = session.engine.options
+    threads = session.engine.threads
+    try:
+        messages = options.set(row, value)
+    except EngineError as error:
+        if row.report in ("resources", "threads"):
+            session.out.line(f"telluser {error}")
+            if row.report == "threads":
+                report_threads(session)
+        else:
+            session.out.line(f"Error ({error}): option {command or row.xboard}")
+        return
+    if row.report == "tablebases":
+        report_tables(session, messages)
+    elif row.report == "evaluation":
+        report_evaluation(session, messages)
+    elif row.report == "threads" and session.engine.threads != threads:
+        report_threads(session)
+    if row.report in ("resources", "threads"):
+        session.apply_pending_settings()
 
 
 def report_evaluation(session: XBoardSession, messages: list[str] | None) -> None:
@@ -94,29 +129,8 @@ def report_evaluation(session: XBoardSession, messages: list[str] | None) -> Non
     session.send_debug(session.engine.options.evaluation_in_use())
 
 
-def request_threads(session: XBoardSession, count: int) -> None:
-    """cores N / option Threads=N: at most MAX_THREADS, at least one."""
-    try:
-        changed = session.engine.options.set_threads(min(max(1, count), MAX_THREADS))
-    except ResourceError as error:
-        session.out.line(f"telluser {error}")
-        changed = True
-    if changed:
-        report_threads(session)
-
-
 def report_threads(session: XBoardSession) -> None:
     session.send_debug(f"search threads: {session.engine.threads}")
-
-
-def set_game_files(session: XBoardSession, enabled: bool) -> None:
-    """Option Log: the protocol log (ponderosa.log) and the game's log.NNN/game.NNN together."""
-    files = session.engine.game_files
-    if files.enabled == enabled:
-        return   # as it is: nothing written again
-    files.enabled = enabled
-    if enabled:
-        session.engine.save_record()
 
 
 def exclude(session: XBoardSession, args: str) -> None:

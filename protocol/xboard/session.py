@@ -19,7 +19,7 @@ from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.xboard.clock import CLOCK_COMMANDS, XBoardClock
 from ponderosa.protocol.xboard.game import GAME_COMMANDS, EditBoard, edit_line
 from ponderosa.protocol.xboard.ics import ICS_COMMANDS, ServerPlay
-from ponderosa.protocol.xboard.options import OPTION_COMMANDS, report_evaluation, report_threads
+from ponderosa.protocol.xboard.options import OPTION_COMMANDS, XBoardFrontEnd, report_evaluation, report_threads
 from ponderosa.protocol.xboard.ponder_output import PonderOutputHold
 from ponderosa.protocol.xboard.tablebases import TABLEBASE_COMMANDS, report_problems, report_tables
 from ponderosa.protocol.xboard.thinking import thinking_line
@@ -67,6 +67,7 @@ class XBoardSession:
         self.tablebase_messages_told: set[str] = set()   # each said once per process, not per game
         self.ics = ServerPlay(self)
         self.ponder_output = PonderOutputHold(self.out)   # a ponder search's first lines wait for the next command
+        engine.options.attach(XBoardFrontEnd(self))       # the rows of the session's own settings
 
     # -- the loop ---------------------------------------------------------------
 

@@ -1,11 +1,9 @@
-"""XBoard's tablebase commands: `egtpath syzygy PATH`, options SyzygyPath and SyzygyProbeDepth,
-and the messages about unusable tables. A path sent during a search waits for its end (the
+"""XBoard's tablebase commands: `egtpath syzygy PATH` (the option table's SyzygyPath row), and
+the messages about unusable tables. A path sent during a search waits for its end (the
 engine's rule), like the hash size."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
-
-from ponderosa.engine.limits import PROBE_DEPTH_RANGE
 
 if TYPE_CHECKING:
     from ponderosa.protocol.xboard.session import XBoardSession
@@ -22,24 +20,10 @@ def egtpath(session: XBoardSession, args: str) -> None:
     _set_path(session, path.strip())
 
 
-def tablebase_option(session: XBoardSession, name: str, value: str) -> bool:
-    """Handle option SyzygyPath/SyzygyProbeDepth; False for any other option."""
-    if name == "SyzygyPath":
-        _set_path(session, value)
-    elif name == "SyzygyProbeDepth":
-        low, high = PROBE_DEPTH_RANGE
-        if not value.lstrip("-").isdigit():
-            session.out.line(f"Error (bad option value): option {name}={value}")
-        else:
-            session.engine.options.set_probe_depth(min(max(low, int(value)), high))
-    else:
-        return False
-    return True
-
-
 def _set_path(session: XBoardSession, path: str) -> None:
     report_problems(session)
-    report_tables(session, session.engine.options.set_tablebase_path(path))
+    options = session.engine.options
+    report_tables(session, options.set(options.find("egtpath", "xboard command"), path))
 
 
 def report_tables(session: XBoardSession, messages: list[str] | None) -> None:
