@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ponderosa.engine.registration import install_xboard
 from ponderosa.protocol.console.commands import Command, CommandError
 from ponderosa.protocol.options import MAX_MULTI_PV
+from ponderosa.protocol.xboard.registration import install_xboard
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
