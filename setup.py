@@ -11,10 +11,10 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-# core is the engine's hot path as one C unit (core.pyx includes the parts, core.pxd declares them);
-# board, evaluate, tt, syzygy, search and perft only re-export its Python names under their old
-# import paths; position_set (the tuner's data) is a module of its own that cimports core.
-CORE_MODULES = ["core", "board", "evaluate", "tt", "syzygy", "search", "perft", "position_set"]
+# core is the engine's hot path as one C unit (core.pyx includes the parts, core.pxd declares them,
+# core.pyi types its Python names); position_set (the tuner's data) is a module of its own that
+# cimports core.
+CORE_MODULES = ["core", "position_set"]
 
 
 def cython_include_dir() -> str:

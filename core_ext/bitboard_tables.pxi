@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was bitboard.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Attack tables: leapers, magic bitboards for the bishop, rank and file tables for the rook
 # (core.pxd), and square-pair lines.
 #

@@ -164,7 +164,7 @@ cdef Bitboard Z_CASTLING[16]     # by castling-rights mask, pre-combined
 cdef Bitboard Z_EP[8]            # by en-passant file
 cdef Bitboard Z_TURN              # toggled every move; present when White is to move
 
-# ---------------------------------------------------------------- the position (position_moves.pxi)
+# ---------------------------------------------------------------- the position (position.pxi)
 # Piece bitboards, a mailbox, and a stack of undo records.
 
 cdef enum:
@@ -331,7 +331,7 @@ cdef inline bint gives_check_by(Position* pos, Move m, CheckInfo* ci) noexcept n
     return (ci.discoverers & square_bb(frm)) != 0 and (LINE[ci.ksq][frm] & square_bb(to)) == 0
 
 # ---------------------------------------------------------------- moves, perft, exchanges
-# movegen_legal.pxi, perft_count.pxi, see_exchange.pxi
+# movegen.pxi, perft.pxi, see.pxi
 
 cdef int generate_legal(Position* pos, Move* moves) noexcept nogil
 cdef int generate_noisy(Position* pos, Move* moves) noexcept nogil
@@ -341,7 +341,7 @@ cdef uint64_t perft(Position* pos, int depth) noexcept nogil   # leaf nodes of t
 cdef int SEE_VALUE[7]     # by piece type: 0, P, N, B, R, Q, K
 cdef int see(Position* pos, Move m) noexcept nogil
 
-# ---------------------------------------------------------------- the Python-facing Board (board_class.pxi)
+# ---------------------------------------------------------------- the Python-facing Board (board.pxi)
 
 cdef class Board:
     cdef Position* pos
@@ -491,7 +491,7 @@ cdef class Evaluator:
     cdef Network network_owner       # keeps state.net's memory while it is in use
     cdef list used_networks          # every network it was given: a search may still read a replaced one
 
-# ---------------------------------------------------------------- transposition table (tt_table.pxi)
+# ---------------------------------------------------------------- transposition table (transposition_table.pxi)
 # 4-entry buckets of 16-byte entries, replaced by depth and age. Several search threads share it
 # without locks: each slot keeps key XOR data beside the data, so a slot torn by two threads
 # writing at once fails the key check and reads as a miss.

@@ -7,8 +7,9 @@ their types, tables and functions once. Being one C file, the search's calls to 
 move generation, evaluation, SEE and the table are direct calls the C compiler may inline,
 and the attack tables are read without the indirection of another module's exported pointer.
 
-The Python-facing names are re-exported under their old module names (board, evaluate, tt,
-syzygy, search, perft), so `from ponderosa.core_ext.board import Board` and the rest still work.
+Its Python names (Board, Evaluator, Network, TranspositionTable, Search, the Syzygy functions, the
+score constants) are imported from this module, `from ponderosa.core_ext.core import Board`;
+core.pyi declares them for type checkers.
 """
 cimport cython
 from libc.math cimport log
@@ -24,17 +25,17 @@ from posix.stat cimport fstat, struct_stat
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from posix.unistd cimport close as c_close
 
-include "bitboard_tables.pxi"   # attack tables and magics, built at import
-include "zobrist_keys.pxi"      # the Polyglot keys
-include "position_moves.pxi"    # make/unmake, keys, FEN
-include "movegen_legal.pxi"     # legal move generation
-include "perft_count.pxi"
-include "see_exchange.pxi"      # static exchange evaluation
-include "board_class.pxi"       # Board, the Python face of a position
-include "nnue_network.pxi"      # the loaded network
-include "nnue_accumulator.pxi"  # its incremental first layer and output
-include "eval_main.pxi"         # static evaluation (and eval_*.pxi), Evaluator
-include "tt_table.pxi"          # transposition table, TranspositionTable
-include "syzygy_main.pxi"       # Syzygy probing (and syzygy_*.pxi) with its Python functions
-include "search_history.pxi"    # move-ordering statistics
-include "search_tree.pxi"       # the search (and search_*.pxi), Search
+include "bitboard_tables.pxi"      # attack tables and magics, built at import
+include "zobrist_keys.pxi"         # the Polyglot keys
+include "position.pxi"             # make/unmake, keys, FEN
+include "movegen.pxi"              # legal move generation
+include "perft.pxi"                # perft with bulk counting
+include "see.pxi"                  # static exchange evaluation
+include "board.pxi"                # Board, the Python face of a position
+include "nnue_network.pxi"         # the loaded network
+include "nnue_accumulator.pxi"     # its incremental first layer and output
+include "evaluation.pxi"           # static evaluation (with eval_*.pxi and evaluator.pxi: Evaluator)
+include "transposition_table.pxi"  # transposition table, TranspositionTable
+include "syzygy.pxi"               # Syzygy probing (with syzygy_*.pxi) and its Python functions
+include "search_history.pxi"       # move-ordering statistics
+include "search.pxi"               # the search (with search_*.pxi and searcher.pxi: Search)

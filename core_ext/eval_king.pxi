@@ -1,4 +1,4 @@
-# Included by eval_main.pxi (part of core.pyx, the core's one C unit: these are its king-shelter terms); the names are module-level there.
+# Included by evaluation.pxi (part of core.pyx, the core's one C unit: these are its king-shelter terms); the names are module-level there.
 
 # ---------------------------------------------------------------- king safety
 

@@ -1,4 +1,4 @@
-# Included by eval_main.pxi (part of core.pyx, the core's one C unit: these are its pawn-structure terms and their hash table); the names are module-level there.
+# Included by evaluation.pxi (part of core.pyx, the core's one C unit: these are its pawn-structure terms and their hash table); the names are module-level there.
 
 # ---------------------------------------------------------------- pawn structure (hashed)
 

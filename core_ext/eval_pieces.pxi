@@ -1,4 +1,4 @@
-# Included by eval_main.pxi (part of core.pyx, the core's one C unit: these are its threat, scale and trapped-piece helpers of evaluate_terms); the names are module-level there.
+# Included by evaluation.pxi (part of core.pyx, the core's one C unit: these are its threat, scale and trapped-piece helpers of evaluate_terms); the names are module-level there.
 
 cdef inline void add_threats(Position* pos, TermSink* t, int c, Bitboard* attacked, Bitboard (*attacked_by)[7],
                              Bitboard occ) noexcept nogil:

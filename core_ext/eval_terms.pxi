@@ -1,4 +1,4 @@
-# Included by eval_main.pxi (part of core.pyx, the core's one C unit: where evaluate_into puts its
+# Included by evaluation.pxi (part of core.pyx, the core's one C unit: where evaluate_into puts its
 # terms); the names are module-level there.
 #
 # evaluate_into is written once against a TermSink and compiled twice. The breakdown, phase() and

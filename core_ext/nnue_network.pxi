@@ -1,7 +1,7 @@
 # Included by core.pyx: the network's weights as the core computes them (Network) and the shape
 # the core was compiled for. The file format, its checks and the float reference live in
 # ponderosa.engine.nnue; the core takes arrays already checked for shape and copies them. A
-# network belongs to the evaluators it is given to (Evaluator.network, eval_class.pxi): nothing
+# network belongs to the evaluators it is given to (Evaluator.network, evaluator.pxi): nothing
 # here is shared by the process but the counter that numbers networks.
 
 

@@ -2,8 +2,7 @@
 import numpy
 import numpy.typing
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Board, Evaluator
 
 def is_quiet(board: Board) -> bool: ...
 

@@ -1,10 +1,9 @@
 # Included by core.pyx (the search's part of the unit): how the move-ordering statistics of one
 # search thread (History, declared in core.pxd) are scored and updated.
 #
-# The divisions here are floor divisions (Python's, cdivision off), as they were when these
-# functions lived in history.pxd, a .pxd compiled without core.pyx's cdivision=True: the
-# statistics can be negative, and C's truncating division would round them the other way
-# (and change the search, and its bench signature).
+# The divisions here are floor divisions (Python's: cdivision off, against core.pyx's
+# cdivision=True): the statistics can be negative, and C's truncating division would round
+# them the other way (and change the search, and its bench signature).
 
 
 cdef inline int move_key(int piece, int to) noexcept nogil:

@@ -1,4 +1,4 @@
-# Included by search_tree.pxi (part of core.pyx, the core's one C unit: move ordering and the history updates); the names are module-level there.
+# Included by search.pxi (part of core.pyx, the core's one C unit: move ordering and the history updates); the names are module-level there.
 
 cdef void score_moves(SearchState* s, Move* moves, int* scores, int n, Move hash_move, int ply) noexcept nogil:
     """Ordering scores: hash move, winning and even captures (by victim, then capture history),

@@ -1,4 +1,4 @@
-# Included by search_tree.pxi (part of core.pyx, the core's one C unit: table scores, draws, tablebase cuts and move classes); the names are module-level there.
+# Included by search.pxi (part of core.pyx, the core's one C unit: table scores, draws, tablebase cuts and move classes); the names are module-level there.
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
     """Mate and tablebase-win scores are stored as distance from this node, not from the root."""

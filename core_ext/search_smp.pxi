@@ -1,4 +1,4 @@
-# Included by search_tree.pxi (part of core.pyx, the core's one C unit: the Lazy SMP helpers and the record of finished iterations); the names are module-level there.
+# Included by search.pxi (part of core.pyx, the core's one C unit: the Lazy SMP helpers and the record of finished iterations); the names are module-level there.
 
 # Lazy SMP: helper thread k skips the iteration depths d for which (d + SKIP_PHASE[k]) // SKIP_SPAN[k]
 # is odd, so at any moment the helpers are spread over the next few depths instead of all

@@ -1,4 +1,4 @@
-# Included by syzygy_main.pxi (part of core.pyx, the core's one C unit): decoding a position's value (Huffman blocks, the cache, piece and pawn encodings).
+# Included by syzygy.pxi (part of core.pyx, the core's one C unit): decoding a position's value (Huffman blocks, the cache, piece and pawn encodings).
 
 # -- decoding --------------------------------------------------------------------------------
 

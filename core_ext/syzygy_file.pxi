@@ -1,4 +1,4 @@
-# Included by syzygy_main.pxi (part of core.pyx, the core's one C unit): reading a table file (headers, pairs data, blocks) and opening it on first use.
+# Included by syzygy.pxi (part of core.pyx, the core's one C unit): reading a table file (headers, pairs data, blocks) and opening it on first use.
 
 # -- reading the file ------------------------------------------------------------------------
 

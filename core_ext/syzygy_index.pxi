@@ -1,4 +1,4 @@
-# Included by syzygy_main.pxi (part of core.pyx, the core's one C unit): the index tables built at import and the squares' symmetries.
+# Included by syzygy.pxi (part of core.pyx, the core's one C unit): the index tables built at import and the squares' symmetries.
 
 cdef inline int offdiag(int sq) noexcept nogil:
     return (sq >> 3) - (sq & 7)

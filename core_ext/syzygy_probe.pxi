@@ -1,4 +1,4 @@
-# Included by syzygy_main.pxi (part of core.pyx, the core's one C unit): WDL and DTZ probes with captures and en passant resolved, for the search.
+# Included by syzygy.pxi (part of core.pyx, the core's one C unit): WDL and DTZ probes with captures and en passant resolved, for the search.
 
 # -- probing with captures resolved ------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was zobrist.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Fills the Zobrist tables from python-chess's copy of the Polyglot random array.
 
 from chess.polyglot import POLYGLOT_RANDOM_ARRAY

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 import chess
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import InputFileError, regular_file
 from ponderosa.engine.notation import numbered_san

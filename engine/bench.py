@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
 

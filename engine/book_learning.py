@@ -8,8 +8,7 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import LEARNED_ENTRY_DEPTH, TranspositionTable
 from ponderosa.engine.book.maintenance import BookMaintenance
 from ponderosa.engine.book.opening_book import BookProbe, OpeningBook
 from ponderosa.engine.book.select import BookDecision

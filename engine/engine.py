@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 import chess
 
-from ponderosa.core_ext.board import START_FEN, Board
+from ponderosa.core_ext.core import START_FEN, Board
 from ponderosa.engine.bench import (
     BENCH_DEPTH,
     BenchResult,

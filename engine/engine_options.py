@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Protocol
 
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Evaluator
 from ponderosa.engine.book.opening_book import OpeningBook
 from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.book_learning import BookLearning

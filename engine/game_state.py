@@ -8,7 +8,7 @@ from typing import Callable
 
 import chess
 
-from ponderosa.core_ext.board import START_FEN, Board
+from ponderosa.core_ext.core import START_FEN, Board
 from ponderosa.engine.fen import FenError, validate_fen
 from ponderosa.engine.notation import numbered_san
 from ponderosa.engine.records import GameFiles, GameRecord, Players, game_pgn

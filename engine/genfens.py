@@ -10,9 +10,7 @@ from dataclasses import dataclass
 
 import chess
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator, Network
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import Board, Evaluator, Network, TranspositionTable
 from ponderosa.engine.errors import EngineError
 from ponderosa.engine.input_files import MAX_OPENINGS_BYTES, MIB, PathLike, open_lines
 from ponderosa.engine.nnue.choice import EvaluationChoice

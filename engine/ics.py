@@ -14,12 +14,8 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ponderosa.engine.book.select import BookSettings
-
-if TYPE_CHECKING:
-    from ponderosa.engine.engine import Engine
 
 log = logging.getLogger("ponderosa.ics")
 
@@ -313,29 +309,6 @@ def selective_book(settings: BookSettings) -> BookSettings:
     return dataclasses.replace(settings, width=min(settings.width, COMPUTER_BOOK_WIDTH),
                                weight_ratio=max(settings.weight_ratio, COMPUTER_BOOK_RATIO_WEIGHT),
                                weight_learn=max(settings.weight_learn, 1.0))
-
-
-class PlanInForce:
-    """Applies a game plan's draw score and book to the engine, and undoes it when the game
-    ends, so that the operator's own settings come back for the next opponent."""
-
-    def __init__(self) -> None:
-        self.saved: tuple[int, BookSettings] | None = None
-        self.plan: GamePlan | None = None
-
-    def apply(self, engine: Engine, plan: GamePlan) -> None:
-        self.restore(engine)
-        self.saved = (engine.draw_score, engine.book.settings)
-        engine.options.set("drawscore", plan.draw_score)
-        if plan.book_width is not None:
-            engine.book.settings = selective_book(engine.book.settings)
-        self.plan = plan
-
-    def restore(self, engine: Engine) -> None:
-        if self.saved is not None:
-            draw_score, engine.book.settings = self.saved
-            engine.options.set("drawscore", draw_score)
-        self.saved, self.plan = None, None
 
 
 # ----------------------------------------------------------------------------- draws and resignation

@@ -7,10 +7,15 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
-from ponderosa.core_ext.search import INFINITE_SCORE, MATE_SCORE, MATE_THRESHOLD, Search
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import (
+    INFINITE_SCORE,
+    MATE_SCORE,
+    MATE_THRESHOLD,
+    Board,
+    Evaluator,
+    Search,
+    TranspositionTable,
+)
 
 if TYPE_CHECKING:
     from ponderosa.engine.tablebases import Tablebases

@@ -7,9 +7,7 @@ import threading
 from collections.abc import Collection
 from typing import Callable
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import Board, Evaluator, TranspositionTable
 from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.limits import DEFAULT_HASH_BYTES, DEFAULT_PAWN_HASH_BYTES
 from ponderosa.engine.nnue.choice import EvaluationChoice

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable, TypeVar
 
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Evaluator
 from ponderosa.engine.limits import DEFAULT_PAWN_HASH_BYTES, MAX_THREADS, MEGABYTE
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.option_table import OptionError

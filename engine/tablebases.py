@@ -1,6 +1,6 @@
 """Syzygy tablebases in the engine: where the files are, the settings, and the root move filter.
 
-The core (core_ext/syzygy_main.pxi) maps and decodes the files and probes WDL inside the search;
+The core (core_ext/syzygy.pxi) maps and decodes the files and probes WDL inside the search;
 this module decides, with a tablebase position on the board, which root moves the search may
 choose from, and whether the search probes at all (swindle mode)."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from ponderosa.core_ext import syzygy
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext import core
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.input_files import InputFileError, folder
 from ponderosa.engine.limits import DEFAULT_PROBE_DEPTH
 
@@ -79,16 +79,16 @@ class Tablebases:
                     usable.append(str(folder(os.path.expanduser(name.strip()))))
                 except InputFileError as error:
                     messages.append(str(error))
-        return messages + syzygy.set_paths(os.pathsep.join(usable))
+        return messages + core.set_paths(os.pathsep.join(usable))
 
     @property
     def largest(self) -> int:
         """Most pieces of any table found (0: no tables)."""
-        return int(syzygy.largest())
+        return int(core.largest())
 
     @property
     def table_count(self) -> int:
-        return int(syzygy.table_count())
+        return int(core.table_count())
 
     def summary(self) -> str:
         """Crafty's report: the largest class found."""
@@ -98,11 +98,11 @@ class Tablebases:
 
     def set_cache(self, size_bytes: int) -> int:
         """The cache of decoded table values; returns the bytes used. The caller stops any search first."""
-        return int(syzygy.set_cache(size_bytes))
+        return int(core.set_cache(size_bytes))
 
     @property
     def cache_bytes(self) -> int:
-        return int(syzygy.cache_bytes())
+        return int(core.cache_bytes())
 
     def set_probe_depth(self, plies: int) -> None:
         if plies < 0:
@@ -111,7 +111,7 @@ class Tablebases:
 
     def new_problems(self) -> list[str]:
         """Tables found broken when first opened (in a search), each reported once."""
-        fresh = [problem for problem in syzygy.problems() if problem not in self._reported]
+        fresh = [problem for problem in core.problems() if problem not in self._reported]
         self._reported.update(fresh)
         return fresh
 
@@ -123,7 +123,7 @@ class Tablebases:
 
     def probe(self, board: Board) -> tuple[int | None, int | None]:
         """(WDL, DTZ) of the board from the side to move, None where no table answers."""
-        return syzygy.probe_wdl(board), syzygy.probe_dtz(board)
+        return core.probe_wdl(board), core.probe_dtz(board)
 
     def root_decision(self, board: Board) -> RootDecision | None:
         """The root moves that keep the best result the tables allow, the fifty-move counter

@@ -12,10 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Callable
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator, Network
-from ponderosa.core_ext.search import Search
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import Board, Evaluator, Network, Search, TranspositionTable
 from ponderosa.engine.limits import DEFAULT_PAWN_HASH_BYTES, MAX_THREADS
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 

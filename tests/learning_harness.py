@@ -9,7 +9,7 @@ from pathlib import Path
 
 import chess
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.book.build import create_book
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.learning.rules import (

@@ -27,7 +27,7 @@ import chess
 import chess.engine
 import pytest
 
-from ponderosa.engine import registration
+from ponderosa.protocol.xboard import registration
 
 from tests.conftest import REPO, load_tool
 from tests.wall_clock import allowed

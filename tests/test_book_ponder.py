@@ -8,7 +8,7 @@ import time
 
 import chess
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.engine import Engine
 
 from tests.uci_harness import UciEngine

@@ -12,7 +12,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 
 from tests.conftest import data_file, read_perft_epd
 

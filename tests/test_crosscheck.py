@@ -8,7 +8,7 @@ import chess
 import chess.polyglot
 import pytest
 
-from ponderosa.core_ext.board import START_FEN, Board
+from ponderosa.core_ext.core import START_FEN, Board
 
 from tests.conftest import data_file
 

@@ -6,9 +6,7 @@ import random
 import chess
 import pytest
 
-from ponderosa.core_ext import evaluate
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Board, Evaluator, get_weights, set_weights
 
 from tests.conftest import data_file
 
@@ -144,7 +142,7 @@ def test_side_to_move_view_and_tempo() -> None:
     white_to_move = Board(fen)
     black_to_move = Board(fen.replace(" w ", " b "))
     start = Board()
-    tempo = evaluate.get_weights()["TEMPO_MG"]                # the opening's tempo (the start is all opening)
+    tempo = get_weights()["TEMPO_MG"]                         # the opening's tempo (the start is all opening)
     assert tempo > 0
     assert evaluator.evaluate(start) == tempo                 # only the tempo differs
     assert rows(evaluator, chess.STARTING_FEN)["tempo"] == (tempo, 0, tempo)
@@ -378,10 +376,10 @@ THREAT_CASES = [
 
 @pytest.mark.parametrize("fen,weight", THREAT_CASES)
 def test_each_threat_counts_once_for_the_attacker(fen: str, weight: str) -> None:
-    saved = evaluate.get_weights()
+    saved = get_weights()
     threat_names = [name for name in saved if name.startswith("THREAT_")]
     try:
-        evaluate.set_weights({name: (100 if name.startswith(weight + "_") else 0) for name in threat_names})
+        set_weights({name: (100 if name.startswith(weight + "_") else 0) for name in threat_names})
         evaluator = Evaluator()
         white, black, _ = rows(evaluator, fen)["threats"]
         assert (white, black) == (100, 0)
@@ -389,7 +387,7 @@ def test_each_threat_counts_once_for_the_attacker(fen: str, weight: str) -> None
         white, black, _ = rows(evaluator, chess.Board(fen).mirror().fen())["threats"]
         assert (white, black) == (0, 100)
     finally:
-        evaluate.set_weights(saved)
+        set_weights(saved)
 
 
 def test_no_threats_between_kings_and_defended_pawns() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ponderosa.core_ext.board import START_FEN, Board
+from ponderosa.core_ext.core import START_FEN, Board
 from ponderosa.engine.fen import FenError, validate_fen
 
 

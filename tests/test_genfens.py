@@ -13,9 +13,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import Board, Evaluator, TranspositionTable
 from ponderosa.engine.genfens import (
     DEFAULT_MARGIN,
     DEFAULT_NODES,

@@ -13,7 +13,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from ponderosa.core_ext.search import LEARNED_ENTRY_DEPTH
+from ponderosa.core_ext.core import LEARNED_ENTRY_DEPTH
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.learning.learner import BOOK_LRN, POSITION_LRN, GameRecord, LearnFileError
 from ponderosa.engine.learning.rules import (
@@ -56,7 +56,7 @@ if mode == "learn":
 else:
     engine.set_position(fen)
     result = engine.think(SearchLimits(depth=6))
-    from ponderosa.core_ext.board import Board
+    from ponderosa.core_ext.core import Board
     entry = None
     if first != "-":
         after = Board(fen); after.push_uci(first); after.push_uci(reply)

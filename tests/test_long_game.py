@@ -6,7 +6,7 @@ import itertools
 
 import chess
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
 

@@ -15,8 +15,7 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator, Network
+from ponderosa.core_ext.core import Board, Evaluator, Network, TranspositionTable
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 from ponderosa.engine.nnue.choice import EvaluationChoice
@@ -143,7 +142,6 @@ def test_incremental_accumulators_equal_fresh_ones() -> None:
 def test_search_takeback_and_siblings_keep_accumulators_right() -> None:
     """After searches (siblings overwrite the stack's entries) and take-backs, the evaluation of
     the position at hand still equals the fresh one."""
-    from ponderosa.core_ext.tt import TranspositionTable
     from ponderosa.engine.search import Searcher, SearchLimits
     evaluator = Evaluator()
     nnue.install(evaluator, reference.quantise(reference.random_network(256, seed=4)))
@@ -321,7 +319,6 @@ def test_replacing_the_network_during_a_search_is_safe() -> None:
     the evaluator keeps every network it was given."""
     import threading
 
-    from ponderosa.core_ext.tt import TranspositionTable
     from ponderosa.engine.search import Searcher, SearchLimits
     evaluator = Evaluator()
     searcher = Searcher(TranspositionTable(1 << 20), evaluator)

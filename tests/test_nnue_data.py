@@ -10,8 +10,7 @@ import chess
 import numpy as np
 import pytest
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Board, Evaluator
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 

@@ -13,8 +13,7 @@ import chess
 import numpy as np
 import pytest
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator, Network
+from ponderosa.core_ext.core import Board, Evaluator, Network, TranspositionTable
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 from ponderosa.engine.nnue.network_file import (
@@ -91,7 +90,6 @@ def test_refreshes_through_the_cache_and_searches_are_exact() -> None:
     for board in boards[:200]:
         core = Board(board.fen())
         assert evaluator.network_evaluate(core) == reference.quantised_evaluate(net, board), board.fen()
-    from ponderosa.core_ext.tt import TranspositionTable
     from ponderosa.engine.search import Searcher, SearchLimits
     searcher = Searcher(TranspositionTable(1 << 20), evaluator)
     core = Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")

@@ -9,7 +9,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine import nnue
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.nnue import reference

@@ -10,7 +10,7 @@ import chess
 import chess.polyglot
 import pytest
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.book.build import create_book, create_start_book
 from ponderosa.engine.book.opening_book import OpeningBook, packaged_book
 from ponderosa.engine.book.select import FLAG_BAD

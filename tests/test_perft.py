@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 
 from tests.conftest import data_file, read_perft_epd
 

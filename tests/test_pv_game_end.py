@@ -6,10 +6,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
-from ponderosa.core_ext.search import Search
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import Board, Evaluator, Search, TranspositionTable
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, Thinking
 

@@ -6,10 +6,10 @@ import io
 import subprocess
 from pathlib import Path
 
-from ponderosa.engine import registration
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.registration import add_to_engine_list, install_xboard, plugin_text
 from ponderosa.protocol.console import Console
+from ponderosa.protocol.xboard import registration
+from ponderosa.protocol.xboard.registration import add_to_engine_list, install_xboard, plugin_text
 
 from tests.uci_harness import program
 

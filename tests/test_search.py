@@ -7,8 +7,7 @@ import time
 import chess
 import pytest
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.search import MATE_THRESHOLD
+from ponderosa.core_ext.core import MATE_THRESHOLD, Board
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import WON_MIN_DEPTH, WON_SCORE, SearchLimits, Thinking, mate_distance, won_position
 from ponderosa.engine.testsuite import SuiteError, read_suite

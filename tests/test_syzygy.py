@@ -11,8 +11,8 @@ import chess
 import chess.syzygy
 import pytest
 
-from ponderosa.core_ext import syzygy
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext import core
+from ponderosa.core_ext.core import Board
 
 from bench_syzygy import random_position  # tools/bench_syzygy.py draws the same positions
 from tests.conftest import data_file
@@ -23,9 +23,9 @@ TABLES = data_file("syzygy", "KQvK.rtbw").parent   # all 3- and 4-piece tables
 @pytest.fixture()
 def tables() -> Iterator[None]:
     """The shipped 3-4 piece tables registered in the core (the registry is process-wide)."""
-    assert syzygy.set_paths(str(TABLES)) == []
+    assert core.set_paths(str(TABLES)) == []
     yield
-    syzygy.set_paths("")
+    core.set_paths("")
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def en_passant_position(rng: random.Random, extra: int) -> chess.Board:
 
 
 def test_generated_index_tables_match_the_format(tables: None) -> None:
-    generated = syzygy.index_tables()
+    generated = core.index_tables()
     assert generated["KK_IDX"] == chess.syzygy.KK_IDX
     assert generated["PTWIST"] == chess.syzygy.PTWIST
     assert generated["FLAP"][8:56] == chess.syzygy.FLAP[8:56]
@@ -70,8 +70,8 @@ def test_generated_index_tables_match_the_format(tables: None) -> None:
 
 
 def test_largest_class_and_count(tables: None) -> None:
-    assert syzygy.largest() == 4
-    assert syzygy.table_count() == len(list(TABLES.glob("*.rtbw")))
+    assert core.largest() == 4
+    assert core.table_count() == len(list(TABLES.glob("*.rtbw")))
 
 
 @pytest.mark.parametrize("positions", [2_000, pytest.param(10_000, marks=pytest.mark.slow)])
@@ -92,7 +92,7 @@ def test_wdl_and_dtz_equal_python_chess_on_random_positions(tables: None, oracle
             board = random_position(rng, rng.choice([1, 2]))
         ours = Board(board.fen())
         expected = (oracle.probe_wdl(board), oracle.probe_dtz(board))
-        got = (syzygy.probe_wdl(ours), syzygy.probe_dtz(ours))
+        got = (core.probe_wdl(ours), core.probe_dtz(ours))
         checked += 1
         if got != expected:
             mismatches.append((board.fen(), expected, got))
@@ -101,35 +101,35 @@ def test_wdl_and_dtz_equal_python_chess_on_random_positions(tables: None, oracle
 
 
 def test_missing_table_and_castling_give_none(tables: None) -> None:
-    assert syzygy.probe_wdl(Board("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1")) is None   # castling rights
-    assert syzygy.probe_wdl(Board("4k3/8/8/8/8/8/1PP5/R3K3 w - - 0 1")) is None  # 5 men, no table
-    assert syzygy.probe_wdl(Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")) == 0        # bare kings need no table
+    assert core.probe_wdl(Board("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1")) is None   # castling rights
+    assert core.probe_wdl(Board("4k3/8/8/8/8/8/1PP5/R3K3 w - - 0 1")) is None  # 5 men, no table
+    assert core.probe_wdl(Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")) == 0        # bare kings need no table
 
 
 def test_no_tables_registered() -> None:
-    syzygy.set_paths("")
-    assert syzygy.largest() == 0
-    assert syzygy.probe_wdl(Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")) is None
+    core.set_paths("")
+    assert core.largest() == 0
+    assert core.probe_wdl(Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")) is None
 
 
 def test_bad_paths_are_reported(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
-    messages = syzygy.set_paths(str(missing))
+    messages = core.set_paths(str(missing))
     assert messages == [f"{missing}: no such directory"]
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert syzygy.set_paths(str(empty)) == [f"{empty}: no Syzygy tables (.rtbw/.rtbz) found"]
-    assert syzygy.largest() == 0
+    assert core.set_paths(str(empty)) == [f"{empty}: no Syzygy tables (.rtbw/.rtbz) found"]
+    assert core.largest() == 0
 
 
 def test_a_fifo_named_like_a_table_is_not_opened(tmp_path: Path) -> None:
     """Opening a FIFO blocks until someone writes to it: it is refused unopened, the rest are used."""
     (tmp_path / "KQvK.rtbw").write_bytes((TABLES / "KQvK.rtbw").read_bytes())
     os.mkfifo(tmp_path / "KRvK.rtbw")
-    messages = syzygy.set_paths(str(tmp_path))
+    messages = core.set_paths(str(tmp_path))
     assert messages == [f"{tmp_path / 'KRvK.rtbw'}: not a regular file; table not used"]
-    assert syzygy.table_count() == 1
-    syzygy.set_paths("")
+    assert core.table_count() == 1
+    core.set_paths("")
 
 
 def corrupt_copy(tmp_path: Path, cut: int | None = None, magic: bytes | None = None,
@@ -150,25 +150,25 @@ def corrupt_copy(tmp_path: Path, cut: int | None = None, magic: bytes | None = N
 @pytest.mark.parametrize("cut", [100, 64])
 def test_truncated_table_is_reported_and_skipped(tmp_path: Path, cut: int) -> None:
     folder = corrupt_copy(tmp_path, cut=cut)
-    messages = syzygy.set_paths(str(folder)) + []
+    messages = core.set_paths(str(folder)) + []
     board = Board("8/8/8/4k3/8/8/8/3QK3 w - - 0 1")
-    value = syzygy.probe_wdl(board)
-    messages += syzygy.problems()
+    value = core.probe_wdl(board)
+    messages += core.problems()
     assert value is None
     assert any(str(folder / "KQvK.rtbw") in m and ("truncated" in m) for m in messages), messages
     # Every other table still answers.
-    assert syzygy.probe_wdl(Board("8/8/8/4k3/8/8/8/3RK3 w - - 0 1")) == 2
-    syzygy.set_paths("")
+    assert core.probe_wdl(Board("8/8/8/4k3/8/8/8/3RK3 w - - 0 1")) == 2
+    core.set_paths("")
 
 
 def test_wrong_magic_is_reported(tmp_path: Path) -> None:
     folder = corrupt_copy(tmp_path, magic=b"\x00\x01\x02\x03", name="KRvK.rtbz")
-    messages = syzygy.set_paths(str(folder))
+    messages = core.set_paths(str(folder))
     assert any(str(folder / "KRvK.rtbz") in m and "magic" in m for m in messages), messages
     board = Board("8/8/8/4k3/8/8/8/3RK3 w - - 0 1")
-    assert syzygy.probe_wdl(board) == 2          # the WDL file is fine
-    assert syzygy.probe_dtz(board) is None       # the DTZ file is not used
-    syzygy.set_paths("")
+    assert core.probe_wdl(board) == 2          # the WDL file is fine
+    assert core.probe_dtz(board) is None       # the DTZ file is not used
+    core.set_paths("")
 
 
 def test_header_damage_found_when_opened(tmp_path: Path) -> None:
@@ -179,20 +179,20 @@ def test_header_damage_found_when_opened(tmp_path: Path) -> None:
     data = bytearray(target.read_bytes())
     data[5:9] = b"\xff\xff\xff\xff"   # piece list
     target.write_bytes(bytes(data))
-    assert syzygy.set_paths(str(folder)) == []
-    assert syzygy.probe_wdl(Board("8/8/8/4k3/8/8/8/3RK3 w - - 0 1")) is None
-    problems = syzygy.problems()
+    assert core.set_paths(str(folder)) == []
+    assert core.probe_wdl(Board("8/8/8/4k3/8/8/8/3RK3 w - - 0 1")) is None
+    problems = core.problems()
     assert len(problems) == 1 and str(target) in problems[0]
-    syzygy.set_paths("")
+    core.set_paths("")
 
 
 def test_cache_sizes(tables: None, oracle: chess.syzygy.Tablebase) -> None:
     board = chess.Board("8/8/8/4k3/8/2P5/8/3NK3 w - - 0 1")
     for size in (0, 1 << 10, 3 << 20):
-        used = syzygy.set_cache(size)
+        used = core.set_cache(size)
         assert used <= size and (used == 0) == (size == 0)
         for _ in range(2):   # the second time from the cache
-            assert syzygy.probe_dtz(Board(board.fen())) == oracle.probe_dtz(board)
-    syzygy.set_cache(4 << 20)
+            assert core.probe_dtz(Board(board.fen())) == oracle.probe_dtz(board)
+    core.set_cache(4 << 20)
     with pytest.raises(ValueError):
-        syzygy.set_cache(-1)
+        core.set_cache(-1)

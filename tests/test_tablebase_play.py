@@ -16,8 +16,7 @@ import chess.engine
 import chess.syzygy
 import pytest
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.search import MATE_THRESHOLD, TABLEBASE_THRESHOLD
+from ponderosa.core_ext.core import MATE_THRESHOLD, TABLEBASE_THRESHOLD, Board
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, Thinking
 from ponderosa.protocol.console import Console

@@ -6,7 +6,7 @@ import time
 import chess
 import chess.polyglot
 
-from ponderosa.core_ext.tt import TranspositionTable
+from ponderosa.core_ext.core import TranspositionTable
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
 

@@ -10,9 +10,7 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from ponderosa.core_ext import evaluate
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Board, Evaluator, default_weights, get_weights, set_weights
 from ponderosa.core_ext.position_set import PositionSet, is_quiet
 
 import tune_positions  # beside tools/tune.py, on the tests' path
@@ -25,7 +23,7 @@ tune = load_tool("tune_script", "tune.py")
 @pytest.fixture(autouse=True)
 def restore_weights():  # type: ignore[no-untyped-def]
     yield
-    evaluate.set_weights(evaluate.default_weights())
+    set_weights(default_weights())
 
 
 def sample_fens(games: int) -> list[str]:
@@ -74,7 +72,7 @@ def test_jacobian_of_the_queen_value_is_the_phase_share() -> None:
     data = tune.build_data([("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1", 1.0),
                             ("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", 0.5)])
     params = [tune.Parameter("PIECE_MG", 5), tune.Parameter("PIECE_EG", 5), tune.Parameter("TEMPO_MG", -1)]
-    jac = tune.measure_jacobian(data, evaluate.get_weights(), params, 8)
+    jac = tune.measure_jacobian(data, get_weights(), params, 8)
     dense = np.zeros((2, 3))
     dense[jac.rows, jac.cols] = jac.vals
     assert dense[0, 0] == pytest.approx(4 / 24, abs=0.07)     # phase 4 (one queen)
@@ -82,7 +80,7 @@ def test_jacobian_of_the_queen_value_is_the_phase_share() -> None:
     assert dense[1, 0] == dense[1, 1] == 0                    # no queen on the board
     assert dense[1, 2] == 0                                   # phase 0: the opening tempo counts nothing
     assert list(jac.active) == [True, True, True]
-    assert evaluate.get_weights() == evaluate.default_weights()   # every weight put back
+    assert get_weights() == default_weights()   # every weight put back
 
 
 def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
@@ -202,7 +200,7 @@ def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.Capt
     namespace: dict = {}
     exec(out.read_text(), namespace)          # the weights file is Python: one dict
     tune.eval_weights.check(namespace["EVAL_WEIGHTS"])
-    assert namespace["EVAL_WEIGHTS"] != evaluate.default_weights()
+    assert namespace["EVAL_WEIGHTS"] != default_weights()
     lines = [line for line in saved.read_text().splitlines() if line != "# game"]
     assert len(lines) > 300 and all(line.rsplit(";", 1)[1] in ("1", "0.5", "0") for line in lines)
     games = {game for _, _, game in tune_positions.read_position_file(saved)}

@@ -34,10 +34,10 @@ def test_wheel_installs_and_plays_without_the_source_tree(tmp_path: Path) -> Non
                    check=True, capture_output=True, timeout=900, env=build_env)
     [wheel] = list(wheels.glob("ponderosa-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("ponderosa/core_ext/search.pyx", "ponderosa/core_ext/search.pxd", "ponderosa/books/book.bin",
-                   "ponderosa/books/books.bin", "ponderosa/protocol/cli.py"):
+    for needed in ("ponderosa/core_ext/core.pyx", "ponderosa/core_ext/core.pxd", "ponderosa/core_ext/core.pyi",
+                   "ponderosa/books/book.bin", "ponderosa/books/books.bin", "ponderosa/protocol/cli.py"):
         assert needed in names, needed
-    assert any(name.startswith("ponderosa/core_ext/search.") and name.endswith(".so") for name in names)
+    assert any(name.startswith("ponderosa/core_ext/core.") and name.endswith(".so") for name in names)
     assert not any(name.endswith(".c") or name.startswith(("tests/", "ponderosa/tests/")) for name in names)
 
     environment = tmp_path / "venv"
@@ -56,7 +56,7 @@ def test_wheel_installs_and_plays_without_the_source_tree(tmp_path: Path) -> Non
     book = subprocess.run([str(ponderosa), "bstat", "quit"], cwd=elsewhere, capture_output=True, text=True,
                           timeout=300)
     assert "e4" in book.stdout and book.returncode == 0
-    where = subprocess.run([str(python), "-c", "import ponderosa.books, ponderosa.core_ext.search as s; "
+    where = subprocess.run([str(python), "-c", "import ponderosa.books, ponderosa.core_ext.core as s; "
                             "print(s.__file__); print(ponderosa.books.__path__[0])"],
                            cwd=elsewhere, capture_output=True, text=True, check=True)
     for line in where.stdout.splitlines():

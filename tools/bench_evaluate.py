@@ -14,8 +14,7 @@ from pathlib import Path
 
 import chess
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Board, Evaluator
 
 WAC = Path(__file__).resolve().parents[1] / "tests" / "data" / "suites" / "wac.epd"
 

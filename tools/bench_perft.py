@@ -15,7 +15,7 @@ import time
 
 import chess
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 
 POSITIONS = [
     ("start position", chess.STARTING_FEN, 6),

@@ -15,8 +15,8 @@ from pathlib import Path
 import chess
 import chess.syzygy
 
-from ponderosa.core_ext import syzygy
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext import core as syzygy  # the core's Syzygy probes
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
 

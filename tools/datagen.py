@@ -37,10 +37,8 @@ from pathlib import Path
 
 import chess
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Board, Evaluator, TranspositionTable
 from ponderosa.core_ext.position_set import is_quiet
-from ponderosa.core_ext.tt import TranspositionTable
 from ponderosa.engine.records import write_atomically
 from ponderosa.engine.search import Searcher, SearchLimits
 

@@ -46,9 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ponderosa.core_ext import evaluate
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext import core as evaluate  # the core's evaluation weights
+from ponderosa.core_ext.core import Board, Evaluator
 from ponderosa.core_ext.position_set import PositionSet
 
 import eval_weights  # the weights file's layout and writer, beside this script

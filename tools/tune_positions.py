@@ -13,7 +13,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.engine.records import write_atomically
 

@@ -18,8 +18,7 @@ from typing import Any, Union
 
 import chess
 
-from ponderosa.core_ext.board import Board
-from ponderosa.core_ext.evaluate import Evaluator
+from ponderosa.core_ext.core import Board, Evaluator
 from ponderosa.engine.book.file import (
     FLAG_BAD,
     FLAG_GOOD,

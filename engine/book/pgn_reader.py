@@ -25,7 +25,7 @@ import chess
 import chess.pgn
 import chess.polyglot
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.book.file import (
     CASTLING_BIT,
     FLAG_BAD,

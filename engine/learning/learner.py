@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import chess
 
-from ponderosa.core_ext.board import Board
+from ponderosa.core_ext.core import Board
 from ponderosa.engine.book.opening_book import OpeningBook
 from ponderosa.engine.book.select import FLAG_BAD
 from ponderosa.engine.errors import EngineError

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 from ponderosa.engine.nnue.network_file import NetworkFileError, QuantisedNetwork, read_network
 
 if TYPE_CHECKING:
-    from ponderosa.core_ext.evaluate import Evaluator, Network
+    from ponderosa.core_ext.core import Evaluator, Network
 
 DEFAULT_NETWORK = Path(__file__).resolve().parent / "ponderosa.nnue"
 
 
 def check_shape(net: QuantisedNetwork, name: str = "network") -> None:
     """NetworkFileError unless the core computes networks of net's shape and scales."""
-    from ponderosa.core_ext.evaluate import nnue_shape
+    from ponderosa.core_ext.core import nnue_shape
     shape = nnue_shape()
     if ((net.hidden, net.qa, net.qb, net.scale) != (shape["hidden"], shape["qa"], shape["qb"], shape["scale"])
             or net.buckets > shape["max_buckets"] or net.king_layout.count > shape["max_king_buckets"]):
@@ -30,7 +30,7 @@ def check_shape(net: QuantisedNetwork, name: str = "network") -> None:
 def core_network(net: QuantisedNetwork, name: str = "network") -> Network:
     """net copied into the core, to give to evaluators (Evaluator.network); NetworkFileError when
     the core is of another shape."""
-    from ponderosa.core_ext.evaluate import Network
+    from ponderosa.core_ext.core import Network
     check_shape(net, name)
     layout = net.king_layout
     return Network(net.ft_weights, net.ft_bias, net.out_weights, net.out_biases, layout.buckets, layout.mirror)

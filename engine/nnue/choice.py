@@ -12,7 +12,7 @@ from ponderosa.engine import nnue
 from ponderosa.engine.nnue.network_file import NetworkFileError, QuantisedNetwork
 
 if TYPE_CHECKING:
-    from ponderosa.core_ext.evaluate import Evaluator, Network
+    from ponderosa.core_ext.core import Evaluator, Network
 
 DEFAULT_NAME = "<default>"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ponderosa.engine.registration import install_xboard
 from ponderosa.protocol.console.commands import Command, CommandError, option_value, set_option
+from ponderosa.protocol.xboard.registration import install_xboard
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console

@@ -1,6 +1,7 @@
 """XBoard's chess-server commands (`ics`, `name`, `computer`, `rating`) and the lines a bot
 sends through zippy: finger note, greeting, whispers and kibitzes, draw offers, the abort of a
-blocked opponent's game. The rules are engine/ics.py's; this module only wires and writes.
+blocked opponent's game. The rules are engine/ics.py's; this module wires them, writes the lines,
+and puts a game's plan in force on the engine (its draw score and book) for the game.
 
 zippy relays `tellicsnoalias X` as `$X`, `tellics X` as `X`, `tellothers X` as `whisper X`,
 `tellall X` as `kibitz X` and `offer draw` as `draw`."""
@@ -14,16 +15,56 @@ from typing import TYPE_CHECKING, Callable
 import chess
 
 from ponderosa.engine import ics
+from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.search import SearchResult, Thinking, mate_distance
 from ponderosa.protocol.xboard.thinking import san_text
 
 if TYPE_CHECKING:
+    from ponderosa.engine.engine import Engine
     from ponderosa.protocol.xboard.session import XBoardSession
 
 log = logging.getLogger("ponderosa.xboard")
 
 MAX_SCORES_KEPT = 16
+# The book selection's knobs, which a game plan saves and puts back through the engine's options.
+BOOK_SETTINGS = tuple(field.name for field in dataclasses.fields(BookSettings))
+
+
+def book_settings(engine: Engine) -> BookSettings:
+    """The engine's book selection settings, as one value (read through its options)."""
+    settings = BookSettings()
+    for name in BOOK_SETTINGS:
+        setattr(settings, name, engine.options.book_setting(name))
+    return settings
+
+
+def set_book_settings(engine: Engine, settings: BookSettings) -> None:
+    for name in BOOK_SETTINGS:
+        engine.options.set_book_setting(name, getattr(settings, name))
+
+
+class PlanInForce:
+    """Applies a game plan's draw score and book to the engine, and undoes it when the game
+    ends, so that the operator's own settings come back for the next opponent."""
+
+    def __init__(self) -> None:
+        self.saved: tuple[int, BookSettings] | None = None
+        self.plan: ics.GamePlan | None = None
+
+    def apply(self, engine: Engine, plan: ics.GamePlan) -> None:
+        self.restore(engine)
+        self.saved = (engine.draw_score, book_settings(engine))
+        engine.options.set("drawscore", plan.draw_score)
+        if plan.book_width is not None:
+            set_book_settings(engine, ics.selective_book(self.saved[1]))
+        self.plan = plan
+
+    def restore(self, engine: Engine) -> None:
+        if self.saved is not None:
+            engine.options.set("drawscore", self.saved[0])
+            set_book_settings(engine, self.saved[1])
+        self.saved, self.plan = None, None
 
 
 class ServerPlay:
@@ -34,7 +75,7 @@ class ServerPlay:
         self.session = session
         self.engine = session.engine
         self.finger_sent = False
-        self.plan_in_force = ics.PlanInForce()
+        self.plan_in_force = PlanInForce()
         self.chatter_limit = ics.RateLimit()
         self.new_game()
 

@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was movegen.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Strictly legal move generation: pins and checks are resolved while generating,
 # so a caller never has to make a move to learn whether it was legal.
 

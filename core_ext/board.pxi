@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was board.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Board: the Python face of the core position, for the engine layer and the tests.
 
 cdef int _square_index(str uci, int at):

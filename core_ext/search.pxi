@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was search.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Principal variation search with a transposition table, null move, reductions and
 # a quiescence search; one iteration runs without the GIL and stops on a C-level flag.
 
@@ -571,4 +571,4 @@ cdef int ASPIRATION_WINDOW = 25
 include "search_smp.pxi"
 
 
-include "search_class.pxi"
+include "searcher.pxi"

@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was see.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Static exchange evaluation: the material outcome of the capture sequence on one square.
 
 SEE_VALUE[:] = [0, 100, 325, 325, 500, 975, 20000]

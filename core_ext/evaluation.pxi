@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was evaluate.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Static evaluation, tapered between opening and endgame by the non-pawn material on the board.
 #
 # Every term is computed for each colour from that colour's point of view, as an (opening, endgame)
@@ -477,4 +477,4 @@ cdef void eval_state_free(EvalState* ev) noexcept nogil:
     ev.eval_cache_mask = 0
 
 
-include "eval_class.pxi"
+include "evaluator.pxi"

@@ -1,4 +1,4 @@
-# Included by search_tree.pxi (part of core.pyx, the core's one C unit: the Search class, the Python-facing side of the core search); the names are module-level there.
+# Included by search.pxi (part of core.pyx, the core's one C unit: the Search class, the Python-facing side of the core search); the names are module-level there.
 
 EXTENSIONS = ("incheck", "onerep", "recapture", "pushpp", "mate")
 

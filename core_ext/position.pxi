@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was position.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Make/unmake with an undo record per ply, incremental keys, and FEN in and out.
 
 PIECE_LETTERS = " PNBRQK  pnbrqk"

@@ -1,4 +1,4 @@
-# Included by eval_main.pxi (part of core.pyx, the core's one C unit): the Evaluator class, the
+# Included by evaluation.pxi (part of core.pyx, the core's one C unit): the Evaluator class, the
 # Python-facing side of the static and neural evaluation, and its timing loop; the names are
 # module-level there.
 

@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was tt.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # The transposition table: positions already searched, with their bound, depth and best move.
 
 cdef extern from *:

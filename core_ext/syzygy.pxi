@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was syzygy.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Syzygy tablebase probing in C: memory-mapped files, opened on first use, checked when opened.
 #
 # Format facts (piece encoding, Huffman-coded blocks, DTZ maps) come from the generator's
@@ -21,7 +21,7 @@ cdef extern from *:
     #define TB_MIX1 0x9E3779B97F4A7C15ULL
     #define TB_MIX2 0xD6E8FEB86659FD93ULL
     """
-    # (PONDEROSA_LOAD64 and PONDEROSA_STORE64, relaxed whole-word atomics, come from tt_table.pxi)
+    # (PONDEROSA_LOAD64 and PONDEROSA_STORE64, relaxed whole-word atomics, come from transposition_table.pxi)
     void PONDEROSA_TB_LOCK() noexcept nogil
     void PONDEROSA_TB_UNLOCK() noexcept nogil
     int PONDEROSA_LOAD_ACQ(int* p) noexcept nogil

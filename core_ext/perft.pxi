@@ -1,4 +1,4 @@
-# Included by core.pyx, the core's one C unit (this was perft.pyx, a module of its own):
+# Included by core.pyx, the core's one C unit:
 # Perft with bulk counting: at the last ply the legal moves are counted (count_legal), neither
 # made nor listed.
 
