@@ -2,7 +2,8 @@
 # EVALFILE=PATH ships that network in place of engine/nnue/ponderosa.nnue; CC picks the C compiler
 # for the core (CXX is accepted and unused: the core is C). OpenBench runs `make -j EXE=NAME CC=gcc`.
 # The build needs Python 3.9+ with venv and pip, a C compiler and PyPI; it works in a temporary
-# folder of its own (tools/build_binary.py; docs/BINARY.md).
+# folder of its own (tools/binary/build.py, run as `python -m tools.binary.build` from this folder;
+# EXE and EVALFILE are taken from where make was started; docs/BINARY.md).
 
 EXE ?= ponderosa
 PYTHON ?= python3
@@ -18,7 +19,7 @@ endif
 .PHONY: all clean
 
 all:
-	$(PYTHON) $(HERE)tools/build_binary.py --exe "$(EXE)" $(if $(EVALFILE),--evalfile "$(EVALFILE)")
+	cd "$(HERE)" && $(PYTHON) -m tools.binary.build --exe "$(abspath $(EXE))" $(if $(EVALFILE),--evalfile "$(abspath $(EVALFILE))")
 
 clean:
 	rm -f "$(EXE)"

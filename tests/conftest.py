@@ -1,10 +1,8 @@
 """Shared test helpers: where the test data lives, and EPD perft parsing."""
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import sys
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,13 +96,3 @@ def read_perft_epd(path: Path) -> list[tuple[str, int, int, str]]:
         for depth, nodes in re.findall(r";\s*D(\d+)\s+(\d+)", line):
             cases.append((fen, int(depth), int(nodes), f"{label}:D{depth}"))
     return cases
-
-
-def load_tool(name: str, file: str):  # type: ignore[no-untyped-def]
-    """A script of tools/ as a module under name (the tools are not a package)."""
-    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / file)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module

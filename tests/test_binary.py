@@ -1,4 +1,4 @@
-"""The one-file program (`make`, tools/build_binary.py, docs/BINARY.md) as an OpenBench worker gets
+"""The one-file program (`make`, tools/binary/build.py, docs/BINARY.md) as an OpenBench worker gets
 it: the repository as a zip with one root folder, unpacked, `make -j EXE=NAME CC=gcc` there, the file
 moved out and the source tree deleted; then, from another folder and with a bare environment
 (`env -i PATH=/usr/bin:/bin`), two benches at once read the way the worker reads them, `genfens`,
@@ -29,10 +29,9 @@ import pytest
 
 from ponderosa.protocol.xboard import registration
 
-from tests.conftest import REPO, load_tool
+from tests.conftest import REPO
 from tests.wall_clock import allowed
-
-build_binary = load_tool("build_binary", "build_binary.py")
+from tools.binary import build as build_binary
 
 BARE = {"PATH": "/usr/bin:/bin"}
 NAME = "Ponderosa-0123ABCD"        # how a worker names a build: engine, commit, network

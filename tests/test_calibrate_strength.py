@@ -1,4 +1,4 @@
-"""The strength calibration: tools/calibrate_strength.py turns match scores into measured ratings
+"""The strength calibration: tools/match/calibrate_strength.py turns match scores into measured ratings
 and a fit, and engine/strength.py inverts measured points into the level to set. The matches
 themselves run under the slow marker (the full table: docs/STRENGTH.md's command)."""
 from __future__ import annotations
@@ -10,9 +10,7 @@ import pytest
 
 from ponderosa.engine.strength import StrengthLevel, calibrated_level
 
-from tests.conftest import load_tool
-
-calibrate = load_tool("calibrate_strength", "calibrate_strength.py")
+from tools.match import calibrate_strength as calibrate
 
 REPORT = """## Gauntlet: ponderosa
 
@@ -65,7 +63,7 @@ def test_plan_and_ratings_are_checked() -> None:
 def test_limited_stockfish_is_rated_by_its_name() -> None:
     assert calibrate.known_rating("stockfish-elo-1800") == 1800
     assert calibrate.known_rating("fairymax") is None and calibrate.known_rating("stockfish-elo-18") is None
-    import match_engines
+    from tools.match import engines as match_engines
     spec = match_engines.opponent_spec("stockfish-elo-1800")
     assert spec is not None and dict(spec.options)["UCI_Elo"] == 1800 and dict(spec.options)["UCI_LimitStrength"]
     assert match_engines.opponent_spec("fairymax") is match_engines.OPPONENTS["fairymax"]

@@ -1,6 +1,6 @@
 """The core's Chess960 rules, held to python-chess and to published counts: perft 1-4 of all 960 start
 positions (tests/data/chess960_start_perft.txt, counted by python-chess alone with
-tools/chess960_perft_table.py), perft 1-5 of 40 published Chess960 perft positions
+tools/generate/chess960_perft.py), perft 1-5 of 40 published Chess960 perft positions
 (tests/data/chess960_perft.epd; depth 5 with -m slow), legal moves, FENs and check detection along
 seeded random games against python-chess, X-FEN and Shredder-FEN in and out, the unusual castlings
 (king onto its own rook's square, king or rook standing still) and standard chess left as it was."""

@@ -1,4 +1,4 @@
-"""Chess960 matches (slow): tools/match.py --chess960 plays Ponderosa against Stockfish from Chess960
+"""Chess960 matches (slow): tools/match/gauntlet.py --chess960 plays Ponderosa against Stockfish from Chess960
 start positions drawn from the 960, through UCI (UCI_Chess960, castling as king takes rook) and
 through XBoard (`variant fischerandom`, castling as O-O/O-O-O). Ponderosa must lose no game on
 time, play no illegal move, not crash and make no engine error, and the games must show castling
@@ -12,7 +12,6 @@ import io
 import re
 import shutil
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -20,7 +19,8 @@ import chess
 import chess.pgn
 import pytest
 
-MATCH = Path(__file__).resolve().parents[1] / "tools" / "match.py"
+from tools import tool_command, tool_environment
+
 OPPONENT = "stockfish"
 TIME_CONTROL = "10+0.1"
 CONCURRENCY = "2"
@@ -60,11 +60,12 @@ def play_chess960(tmp_path: Path, protocol: str, games: int, seed: int) -> None:
     if shutil.which(OPPONENT) is None and not Path("/usr/games", OPPONENT).exists():
         pytest.skip(f"opponent not installed: {OPPONENT} (apt-get install {OPPONENT})")
     pgn = tmp_path / f"chess960-{protocol}.pgn"
-    done = subprocess.run([sys.executable, str(MATCH), "--chess960", "--engine", f"ponderosa --{protocol}",
+    done = subprocess.run([*tool_command("tools.match.gauntlet"), "--chess960", "--engine", f"ponderosa --{protocol}",
                            "--engine-protocol", protocol, "--opponents", OPPONENT, "--games", str(games),
                            "--tc", TIME_CONTROL, "--concurrency", CONCURRENCY, "--seed", str(seed),
                            "--pgn", str(pgn), "--log", str(tmp_path / f"chess960-{protocol}.log")],
-                          capture_output=True, text=True, timeout=3600, cwd=str(tmp_path))
+                          capture_output=True, text=True, timeout=3600, cwd=str(tmp_path),
+                          env=tool_environment())
     print(done.stdout)   # the match's report (shown with -s)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "does not play Chess960" not in done.stdout, done.stdout

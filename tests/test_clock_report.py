@@ -1,4 +1,4 @@
-"""tools/clock_report.py: each side's clock rebuilt from a match's or an SPRT's move times."""
+"""tools/match/clock_report.py: each side's clock rebuilt from a match's or an SPRT's move times."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import load_tool
-
-clock_report = load_tool("clock_report_script", "clock_report.py")
+from tools.match import clock_report
 
 # White spends 1.0 + 2.0 s, Black 0.5 + 4.5 s at 5+1: White 5 -1 +1 -2 (lowest 3) +1 = 4 at the end;
 # Black 5 -0.5 (4.5) +1 = 5.5, -4.5 (lowest 1.0) +1 = 2.0.

@@ -1,4 +1,4 @@
-"""Self-play data for the tuner (tools/datagen.py): games end by the rules, the positions kept are
+"""Self-play data for the tuner (tools/nnue/datagen.py): games end by the rules, the positions kept are
 quiet and carry their game's result, and the file reads back through the tuner."""
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import argparse
 import random
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import chess
@@ -15,13 +14,9 @@ from ponderosa.core_ext.core import Board, Evaluator, TranspositionTable
 from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.engine.search import Searcher
 
-import tune_positions  # beside tools/tune.py, on the tests' path
-from tests.conftest import load_tool
-
-REPO = Path(__file__).resolve().parents[1]
-
-datagen = load_tool("datagen_script", "datagen.py")
-tune = load_tool("tune_script", "tune.py")
+from tools import tool_command, tool_environment
+from tools.nnue import datagen
+from tools.tune import positions as tune_positions
 
 
 def test_rules_end_the_game() -> None:
@@ -75,10 +70,10 @@ def test_a_terminated_background_run_keeps_its_finished_games(tmp_path: Path) ->
     out = tmp_path / "stopped.txt"
     for number in (signal.SIGTERM, signal.SIGINT):
         process = subprocess.Popen(
-            [sys.executable, str(REPO / "tools" / "datagen.py"), str(out), "--games", "5000", "--nodes", "200",
+            [*tool_command("tools.nnue.datagen"), str(out), "--games", "5000", "--nodes", "200",
              "--workers", "1", "--chunk", "1", "--max-plies", "40"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            env=tool_environment(), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         assert process.stderr is not None
         first = process.stderr.readline()          # one game finished
         assert " games (" in first, first

@@ -1,8 +1,6 @@
 """The generated weights file: the core loads it, the writer reproduces it, the tuner can change it."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,12 +8,7 @@ import pytest
 
 from ponderosa.core_ext.core import Board, Evaluator, default_weights, get_weights, set_weights
 
-REPO = Path(__file__).resolve().parents[1]
-_SPEC = importlib.util.spec_from_file_location("eval_weights", REPO / "tools" / "eval_weights.py")
-assert _SPEC and _SPEC.loader
-eval_weights = importlib.util.module_from_spec(_SPEC)
-sys.modules["eval_weights"] = eval_weights
-_SPEC.loader.exec_module(eval_weights)
+from tools.tune import eval_weights
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""tools/label.py: positions labelled by a UCI engine's search, mixed with their game results.
+"""tools/tune/label.py: positions labelled by a UCI engine's search, mixed with their game results.
 Ponderosa itself (through its UCI mode) stands in for Stockfish here."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import label
 from tests.xboard_harness import engine_command
+from tools.tune import label
 
 WHITE_QUEEN_UP = "4k3/pppp4/8/8/8/8/PPPP4/3QK3 w - - 0 30"
 BLACK_QUEEN_UP = "3qk3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 30"
@@ -25,7 +25,7 @@ def test_labels_mix_the_result_with_the_engines_expected_score(tmp_path: Path) -
     assert label.main([str(positions), str(output), "--engine", uci_command(), "--nodes", "3000",
                        "--mix", "0.5", "--workers", "1"]) == 0
     lines = output.read_text().splitlines()
-    assert lines[0].startswith("# tools/label.py")
+    assert lines[0].startswith("# tools/tune/label.py")
     assert [line for line in lines[1:] if line.startswith("#")] == ["# game", "# game"]   # games kept
     values = {fen: float(value) for fen, value in (line.rsplit(";", 1) for line in lines if not line.startswith("#"))}
     assert values[WHITE_QUEEN_UP] > 0.7             # 0.25 from the draw, nearly 0.5 from the search

@@ -1,5 +1,5 @@
 """lichess-bot's own code (config check, engine wrapper, game loop) plays the installed engine from
-its template config, lichess.org replaced by a scripted opponent (tools/lichess_bot_game.py).
+its template config, lichess.org replaced by a scripted opponent (tools/match/lichess_bot_game.py).
 
 Optional: it needs a copy of lichess-bot's source, named by LICHESS_BOT_SOURCE, and its
 requirements (`pip install -r "$LICHESS_BOT_SOURCE/requirements.txt"`); without them it skips."""
@@ -9,12 +9,12 @@ import importlib.util
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.uci_harness import program
+from tools import tool_command, tool_environment
 
 SOURCE = os.environ.get("LICHESS_BOT_SOURCE", "")
 REQUIREMENTS = ("yaml", "requests", "backoff", "rich")
@@ -41,9 +41,8 @@ def test_lichess_bot_plays_a_whole_game(tmp_path: Path, run: str) -> None:
     engine = Path(program()[0])
     if not engine.is_file():
         pytest.skip("the installed `ponderosa` program is needed (lichess-bot starts a file)")
-    driver = Path(__file__).resolve().parents[1] / "tools" / "lichess_bot_game.py"
-    environment = {**os.environ, "PYTHONPATH": SOURCE}   # lichess-bot's `lib` package
-    completed = subprocess.run([sys.executable, str(driver), SOURCE, str(engine), str(tmp_path), run],
+    environment = tool_environment({**os.environ, "PYTHONPATH": SOURCE})   # lichess-bot's `lib` package, and tools/
+    completed = subprocess.run([*tool_command("tools.match.lichess_bot_game"), SOURCE, str(engine), str(tmp_path), run],
                                capture_output=True, text=True, timeout=600, env=environment)
     assert completed.returncode == 0, completed.stderr[-3000:]
     summary = json.loads(completed.stdout.strip().splitlines()[-1])

@@ -2,7 +2,7 @@
 without the fifty-move claim): given by `force` moves through XBoard it must neither raise nor
 slow down, and the engine must still answer with a legal move at its end.
 
-The moves are in tests/data/games/long_game_5000.txt; `python tools/long_game.py` makes that file
+The moves are in tests/data/games/long_game_5000.txt; `python -m tools.generate.long_game` makes that file
 again (python-chess, a fixed seed): quiet piece moves that avoid repeating a position, and a pawn
 move or a capture before the fifty-move count gets near 75 moves, never a check, never a move that
 ends the game."""

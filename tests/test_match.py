@@ -1,4 +1,4 @@
-"""Tests of the gauntlet script tools/match.py: Elo and margin, --tc parsing, opening sampling and
+"""Tests of the gauntlet script tools/match/gauntlet.py: Elo and margin, --tc parsing, opening sampling and
 colours, openings as moves, game-end rules, and one short game between two tiny fake UCI engines
 (Python scripts written here; no chess engine needs to be installed)."""
 from __future__ import annotations
@@ -11,29 +11,28 @@ from pathlib import Path
 import chess
 import pytest
 
-import match_engines
-import match_games
-from tests.conftest import data_file, load_tool
-
-match = load_tool("match_script", "match.py")
+from tests.conftest import data_file
+from tools.match import engines as match_engines
+from tools.match import games as match_games
+from tools.match import gauntlet
 
 # -- Elo and its margin
 
 def test_elo_of_even_score_is_zero():
-    assert match.elo_from_score(0.5) == 0
-    elo, margin = match.elo_with_margin([1, 0] * 50)
+    assert gauntlet.elo_from_score(0.5) == 0
+    elo, margin = gauntlet.elo_with_margin([1, 0] * 50)
     assert elo == 0
     assert margin > 0
 
 
 def test_elo_of_75_percent():
-    assert match.elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
-    assert match.elo_from_score(0.25) == pytest.approx(-190.85, abs=0.01)
+    assert gauntlet.elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
+    assert gauntlet.elo_from_score(0.25) == pytest.approx(-190.85, abs=0.01)
 
 
 def test_margin_formula():
     points = [1.0] * 75 + [0.0] * 25
-    elo, margin = match.elo_with_margin(points)
+    elo, margin = gauntlet.elo_with_margin(points)
     deviation = 1.959963984540054 * math.sqrt(0.75 * 0.25 / 100)   # population σ of the games, / √n
     expected = (-400 * math.log10(1 / (0.75 + deviation) - 1) + 400 * math.log10(1 / (0.75 - deviation) - 1)) / 2
     assert elo == pytest.approx(190.85, abs=0.01)
@@ -42,30 +41,30 @@ def test_margin_formula():
 
 
 def test_draws_count_half_and_lower_the_spread():
-    elo, margin = match.elo_with_margin([0.5] * 10)
+    elo, margin = gauntlet.elo_with_margin([0.5] * 10)
     assert (elo, margin) == (0, 0)
-    _, wide = match.elo_with_margin([1, 0] * 20)
-    _, narrow = match.elo_with_margin([1, 0.5, 0.5, 0] * 10)
+    _, wide = gauntlet.elo_with_margin([1, 0] * 20)
+    _, narrow = gauntlet.elo_with_margin([1, 0.5, 0.5, 0] * 10)
     assert narrow < wide
 
 
 def test_zero_and_full_scores_do_not_raise():
-    elo, margin = match.elo_with_margin([1, 1, 1])
+    elo, margin = gauntlet.elo_with_margin([1, 1, 1])
     assert elo == math.inf and math.isnan(margin)
-    elo, margin = match.elo_with_margin([0, 0])
+    elo, margin = gauntlet.elo_with_margin([0, 0])
     assert elo == -math.inf and math.isnan(margin)
-    assert match.format_elo(math.inf) == "+inf" and match.format_elo(-math.inf) == "-inf"
-    assert match.format_margin(math.nan) == "n/a"
+    assert gauntlet.format_elo(math.inf) == "+inf" and gauntlet.format_elo(-math.inf) == "-inf"
+    assert gauntlet.format_margin(math.nan) == "n/a"
     # An interval that reaches 100% has an unbounded margin.
-    assert match.elo_with_margin([1, 1, 1, 0.5])[1] == math.inf
-    assert all(math.isnan(x) for x in match.elo_with_margin([]))
+    assert gauntlet.elo_with_margin([1, 1, 1, 0.5])[1] == math.inf
+    assert all(math.isnan(x) for x in gauntlet.elo_with_margin([]))
 
 
 def test_table_row():
-    tally = match.Tally()
+    tally = gauntlet.Tally()
     tally.points, tally.wins, tally.draws, tally.losses = [1, 1, 1, 0], 3, 0, 1
-    tally.faults[(match.OPPONENT_SIDE, "time")] = 1
-    row = match.table([("fairymax", tally)]).splitlines()[2]
+    tally.faults[(gauntlet.OPPONENT_SIDE, "time")] = 1
+    row = gauntlet.table([("fairymax", tally)]).splitlines()[2]
     assert row.startswith("| fairymax | 4 | 3 | 0 | 1 | 75.0% | +191 | ±inf | 0/1 | 0/0 | 0/0 | 0/0 |")
 
 
@@ -76,19 +75,19 @@ def test_table_row():
     ("1:30+1", (90.0, 1.0)), (" 5 + .5 ", (5.0, 0.5)), ("0.5+0", (0.5, 0.0)),
 ])
 def test_parse_tc(text, expected):
-    assert match.parse_tc(text) == pytest.approx(expected)
+    assert gauntlet.parse_tc(text) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("text", ["", "abc", "0+1", "10+", "+1", "-1+0", "10+0.1+2", "10s"])
 def test_parse_tc_rejects(text):
     with pytest.raises(ValueError):
-        match.parse_tc(text)
+        gauntlet.parse_tc(text)
 
 
 def test_bad_arguments_end_with_usage_error(capsys):
     for argv in (["--tc", "fast"], ["--games", "3"], ["--opponents", "deepblue"], ["--resign", "x"]):
         with pytest.raises(SystemExit) as exit_info:
-            match.parse_arguments(argv)
+            gauntlet.parse_arguments(argv)
         assert exit_info.value.code == 2
     assert "time control" in capsys.readouterr().err
 
@@ -97,23 +96,23 @@ def test_bad_arguments_end_with_usage_error(capsys):
 
 def test_sampling_is_reproducible_and_distinct():
     pool = [(n, f"fen{n}") for n in range(1, 101)]
-    first = match.sample_openings(pool, 10, seed=7)
-    assert first == match.sample_openings(pool, 10, seed=7)
-    assert first != match.sample_openings(pool, 10, seed=8)
+    first = gauntlet.sample_openings(pool, 10, seed=7)
+    assert first == gauntlet.sample_openings(pool, 10, seed=7)
+    assert first != gauntlet.sample_openings(pool, 10, seed=8)
     assert len(set(first)) == 10
-    assert len(match.sample_openings(pool[:3], 5, seed=1)) == 5   # more than the file holds: repeats
+    assert len(gauntlet.sample_openings(pool[:3], 5, seed=1)) == 5   # more than the file holds: repeats
 
 
 def test_every_opening_is_played_with_both_colours():
-    plan = match.pairings(n_openings=5, games=10)
+    plan = gauntlet.pairings(n_openings=5, games=10)
     assert len(plan) == 10
     for opening in range(5):
         colours = sorted(p.engine_white for p in plan if p.opening == opening)
         assert colours == [False, True]
     with pytest.raises(ValueError):
-        match.pairings(5, 7)
+        gauntlet.pairings(5, 7)
     with pytest.raises(ValueError):
-        match.pairings(2, 6)
+        gauntlet.pairings(2, 6)
 
 
 def test_read_openings_takes_fen_and_epd(tmp_path):
@@ -121,13 +120,13 @@ def test_read_openings_takes_fen_and_epd(tmp_path):
     path.write_text("# comment\n"
                     "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n\n"
                     "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - id \"x\";\n")
-    openings = match.read_openings(path)
+    openings = gauntlet.read_openings(path)
     assert [line for line, _ in openings] == [2, 4]
-    fens = [match.position_fen(text) for _, text in openings]
+    fens = [gauntlet.position_fen(text) for _, text in openings]
     assert fens[0].endswith(" 2 3")
     assert fens[1] == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"
     with pytest.raises(ValueError):
-        match.position_fen("not a position")
+        gauntlet.position_fen("not a position")
 
 
 @pytest.mark.parametrize("fen", [
@@ -137,7 +136,7 @@ def test_read_openings_takes_fen_and_epd(tmp_path):
     "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1",    # EPD: no move counters
 ])
 def test_openings_become_moves_from_the_start(fen):
-    moves = match.line_to(fen)
+    moves = gauntlet.line_to(fen)
     assert moves is not None
     board = chess.Board()
     for move in moves:
@@ -146,13 +145,13 @@ def test_openings_become_moves_from_the_start(fen):
 
 
 def test_unreachable_opening_needs_setboard():
-    assert match.line_to("4k3/8/8/8/8/8/8/4K2R w K - 0 40") is None
-    assert match.line_to("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1") is None  # parity
+    assert gauntlet.line_to("4k3/8/8/8/8/8/8/4K2R w K - 0 40") is None
+    assert gauntlet.line_to("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1") is None  # parity
 
 
 def test_shared_suite_openings_are_reachable():
-    assert len(match.read_openings(data_file("openings", "noob_2moves.epd"))) == 7314
-    for opening in match.build_openings(data_file("openings", "noob_2moves.epd"), 100, seed=1):
+    assert len(gauntlet.read_openings(data_file("openings", "noob_2moves.epd"))) == 7314
+    for opening in gauntlet.build_openings(data_file("openings", "noob_2moves.epd"), 100, seed=1):
         assert opening.moves is not None, opening.fen
         assert len(opening.moves) == 4
 
@@ -224,20 +223,20 @@ for line in sys.stdin:
 def _fake_player(tmp_path: Path, mode: str, at: int = 0) -> object:
     script = tmp_path / "fake_uci.py"
     script.write_text(FAKE_UCI)
-    spec = match.EngineSpec(mode, "uci", (sys.executable, str(script), mode, str(at)))
-    player = match.Player(spec, mode)
+    spec = gauntlet.EngineSpec(mode, "uci", (sys.executable, str(script), mode, str(at)))
+    player = gauntlet.Player(spec, mode)
     player.start()
     return player
 
 
 def _job(engine_white: bool) -> object:
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
-    opening = match.Opening(1, fen, tuple(match.line_to(fen)))
-    return match.Job(1, "fake", "1.1", opening, engine_white)
+    opening = gauntlet.Opening(1, fen, tuple(gauntlet.line_to(fen)))
+    return gauntlet.Job(1, "fake", "1.1", opening, engine_white)
 
 
-SETTINGS = match.Settings(base=0.5, inc=0.05, max_plies=30, resign_moves=0, resign_cp=0, time_margin=0.0,
-                          tc_text="0.5+0.05", event="test")
+SETTINGS = gauntlet.Settings(base=0.5, inc=0.05, max_plies=30, resign_moves=0, resign_cp=0, time_margin=0.0,
+                             tc_text="0.5+0.05", event="test")
 
 
 @pytest.mark.parametrize("mode, fault", [("random", None), ("illegal", "illegal"), ("crash", "crash"),
@@ -247,7 +246,7 @@ def test_fake_engines_play_a_game(tmp_path, monkeypatch, mode, fault):
     engine = _fake_player(tmp_path, mode, at=3)
     opponent = _fake_player(tmp_path, "random")
     try:
-        record = match.play_game(_job(engine_white=False), engine, opponent, SETTINGS, threading.Event())
+        record = gauntlet.play_game(_job(engine_white=False), engine, opponent, SETTINGS, threading.Event())
     finally:
         engine.close()
         opponent.close()
@@ -257,7 +256,7 @@ def test_fake_engines_play_a_game(tmp_path, monkeypatch, mode, fault):
         assert record.plies <= SETTINGS.max_plies
         assert record.result in ("1-0", "0-1", "1/2-1/2")
     else:
-        assert record.fault_side == match.ENGINE_SIDE
+        assert record.fault_side == gauntlet.ENGINE_SIDE
         assert record.result == "1-0"            # the engine had Black and lost by its fault
         assert record.termination == ("time forfeit" if fault == "time" else "rules infraction")
     assert '[SetUp "1"]' in record.pgn and '[FEN "r1bqkbnr/' in record.pgn
@@ -267,10 +266,10 @@ def test_fake_engines_play_a_game(tmp_path, monkeypatch, mode, fault):
 def test_resign_adjudication(tmp_path):
     engine = _fake_player(tmp_path, "ahead")      # +20 pawns for itself (White)
     opponent = _fake_player(tmp_path, "behind")   # -20 pawns for itself (Black)
-    settings = match.Settings(base=5.0, inc=0.05, max_plies=100, resign_moves=2, resign_cp=1000,
-                              time_margin=0.0, tc_text="5+0.05", event="test")
+    settings = gauntlet.Settings(base=5.0, inc=0.05, max_plies=100, resign_moves=2, resign_cp=1000,
+                                 time_margin=0.0, tc_text="5+0.05", event="test")
     try:
-        record = match.play_game(_job(engine_white=True), engine, opponent, settings, threading.Event())
+        record = gauntlet.play_game(_job(engine_white=True), engine, opponent, settings, threading.Event())
     finally:
         engine.close()
         opponent.close()
@@ -282,12 +281,12 @@ def test_resign_adjudication(tmp_path):
 def test_engine_options_from_the_command_line(tmp_path):
     openings = tmp_path / "o.epd"
     openings.write_text("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n")
-    args = match.parse_arguments(["--engine", "gnuchess", "--engine-option", "Hash=32", "--openings", str(openings)])
-    spec = match.engine_spec_from(args)
+    args = gauntlet.parse_arguments(["--engine", "gnuchess", "--engine-option", "Hash=32", "--openings", str(openings)])
+    spec = gauntlet.engine_spec_from(args)
     assert spec.protocol == "uci" and dict(spec.options) == {"OwnBook": False, "Hash": 32}
-    args = match.parse_arguments(["--engine", "ponderosa --x", "--engine-option", "OwnBook=false",
+    args = gauntlet.parse_arguments(["--engine", "ponderosa --x", "--engine-option", "OwnBook=false",
                                   "--openings", str(openings)])
-    spec = match.engine_spec_from(args)
+    spec = gauntlet.engine_spec_from(args)
     assert spec.command == ("ponderosa", "--x") and spec.protocol == "xboard"
     assert dict(spec.options) == {"OwnBook": False}
 
@@ -316,7 +315,7 @@ def test_an_engine_that_declares_reuse_0_gets_a_new_process_for_each_game(tmp_pa
     second game starts from the first one's position and every move is refused."""
     script = tmp_path / "fake_xboard.py"
     script.write_text(FAKE_XBOARD)
-    player = match.Player(match.EngineSpec("fake", "xboard", (sys.executable, str(script), reuse)), "fake")
+    player = gauntlet.Player(gauntlet.EngineSpec("fake", "xboard", (sys.executable, str(script), reuse)), "fake")
     try:
         player.ensure_started()                   # the first game
         first = player.engine.transport.get_pid()

@@ -1,4 +1,4 @@
-"""tools/move_times.py: one timed move over each position, read through a real protocol client."""
+"""tools/match/move_times.py: one timed move over each position, read through a real protocol client."""
 from __future__ import annotations
 
 import json
@@ -9,9 +9,7 @@ import pytest
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import WON_MIN_DEPTH, SearchLimits, won_position
 
-from tests.conftest import load_tool
-
-move_times = load_tool("move_times_script", "move_times.py")
+from tools.match import move_times
 
 WON_POSITIONS = Path(__file__).parent / "data" / "suites" / "won_positions.epd"
 

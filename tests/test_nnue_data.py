@@ -1,6 +1,6 @@
-"""The neural evaluation's data path: packed self-play games (tools/packed_games.py) written by
+"""The neural evaluation's data path: packed self-play games (tools/nnue/packed_games.py) written by
 datagen --packed, read back move for move, broken files named; positions extracted with the
-core's input indices (tools/nnue_data.py); the trainer from games to a network the engine
+core's input indices (tools/nnue/data.py); the trainer from games to a network the engine
 loads (when PyTorch, the `train` extra, is installed)."""
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ from ponderosa.core_ext.core import Board, Evaluator
 from ponderosa.engine import nnue
 from ponderosa.engine.nnue import reference
 
-import nnue_data
-from packed_games import PackedGame, PackedGamesError, read_games, write_games
-from tests.conftest import load_tool
+from tools.nnue import data as nnue_data
+from tools.nnue import datagen
+from tools.nnue.packed_games import PackedGame, PackedGamesError, read_games, write_games
 
 REPO = Path(__file__).resolve().parents[1]
-datagen = load_tool("datagen_packed_script", "datagen.py")
 
 
 def sample_games() -> list[PackedGame]:
@@ -89,7 +88,7 @@ def test_extracted_positions_use_the_core_inputs(tmp_path: Path) -> None:
 
 def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
     pytest.importorskip("scipy", reason="the trainer needs scipy: pip install -e .[train]")
-    trainer = load_tool("nnue_train_script", "nnue_train.py")
+    from tools.nnue import train as trainer
     games = tmp_path / "self.pgm.xz"
     assert datagen.main([str(games), "--packed", "--games", "4", "--nodes", "300", "--workers", "1", "--chunk", "2",
                          "--max-plies", "60"]) == 0
@@ -129,7 +128,7 @@ def test_the_two_backends_compute_the_same_gradients(buckets: int) -> None:
     (with output buckets: rows of 2 to 32 pieces, so every bucket gets some)."""
     pytest.importorskip("scipy", reason="pip install -e .[train]")
     torch = pytest.importorskip("torch", reason="the PyTorch backend: pip install -e .[torch]")
-    import nnue_backends
+    from tools.nnue import backends as nnue_backends
     numpy_backend = nnue_backends.NumpyBackend(64, 1e-3, 0.0, seed=2, buckets=buckets)
     torch_backend = nnue_backends.TorchBackend(64, 1e-3, 0.0, seed=2, buckets=buckets)
     p = numpy_backend.params

@@ -24,8 +24,8 @@ from ponderosa.engine.nnue.network_file import (
     write_network,
 )
 
-import nnue_data
 from tests.test_nnue import random_positions
+from tools.nnue import data as nnue_data
 
 MIRRORED = KING_LAYOUTS["mirrored-4"]
 # Eight buckets without mirroring: one per file on the first rank, the rest of the board in one
@@ -171,7 +171,7 @@ def test_the_core_refuses_weights_of_another_number_of_king_buckets() -> None:
 
 @pytest.mark.parametrize("layout", [MIRRORED, BY_FILE], ids=["mirrored-4", "by-file"])
 def test_the_trainers_inputs_are_the_references(layout: KingLayout) -> None:
-    """tools/nnue_data.py's stored indices (side to move's, and the other side's from them)
+    """tools/nnue/data.py's stored indices (side to move's, and the other side's from them)
     moved into king buckets give the reference's inputs for both perspectives (in chunks of 7
     rows, as millions of rows are done)."""
     boards = [board.copy() for board, _ in random_positions(500, seed=41)]
@@ -190,7 +190,7 @@ def test_the_numpy_trainer_computes_the_reference_network() -> None:
     """The numpy backend's output for a batch, with king buckets and output buckets, is the float
     reference's for the same weights (so the trainer learns the network the engine computes)."""
     pytest.importorskip("scipy", reason="pip install -e .[train]")
-    import nnue_backends
+    from tools.nnue import backends as nnue_backends
     backend = nnue_backends.NumpyBackend(32, 1e-3, 0.0, seed=2, buckets=2, king_layout=MIRRORED)
     backend.params["w1"][:] = np.random.default_rng(3).normal(0, 0.2, backend.params["w1"].shape)
     boards = [board.copy() for board, _ in random_positions(64, seed=43)]
@@ -210,7 +210,7 @@ def test_a_factorised_trainer_computes_the_folded_network() -> None:
     output equals the reference's for the written network, where the shared set is folded into
     each bucket's."""
     pytest.importorskip("scipy", reason="pip install -e .[train]")
-    import nnue_backends
+    from tools.nnue import backends as nnue_backends
     backend = nnue_backends.NumpyBackend(32, 1e-3, 0.0, seed=2, king_layout=MIRRORED, factorised=True)
     assert backend.params["w1"].shape == (5 * 768, 32)
     backend.params["w1"][:] = np.random.default_rng(6).normal(0, 0.1, backend.params["w1"].shape)

@@ -117,7 +117,7 @@ def test_the_version_the_engine_gives_is_the_package_version() -> None:
 
 
 # tests/ holds the test modules and the harnesses they share; the match, SPRT and bench scripts and
-# every other program live in tools/ (README.md, "Layout").
+# every other program live in tools/, one package per concern (tools/__init__.py).
 TEST_HARNESSES = {"__init__.py", "conftest.py", "uci_harness.py", "xboard_harness.py", "xboard_cases.py",
                   "wall_clock.py", "ics_standin.py", "learned_workload.py", "learning_harness.py"}
 # Built from pieces so that this file does not name what it looks for.
@@ -138,9 +138,10 @@ def test_tests_holds_test_modules_and_harnesses_only() -> None:
 
 
 def test_no_module_edits_the_import_search_path() -> None:
-    """Tests import the harnesses as the package tests, and tools/ scripts from pyproject.toml's pytest
-    `pythonpath`; a script of tools/ finds the others beside it. Only setup.py and conftest.py files may
-    touch the search path."""
+    """Tests import the harnesses as the package tests and the tools as the package tools, both from the
+    repository's root (pyproject.toml's pytest `pythonpath`); a tool runs as a module from the root,
+    `python -m tools.match.sprt`, and imports the others as `tools.…`. Only setup.py and conftest.py
+    files may touch the search path."""
     offenders = sorted(name for name, text in text_files().items()
                        if name.endswith(".py") and SEARCH_PATH in text
                        and Path(name).name not in MAY_EDIT_SEARCH_PATH)
@@ -154,6 +155,44 @@ def test_tools_do_not_import_the_tests() -> None:
     offenders = sorted(name for name, text in text_files().items()
                        if name.startswith("tools/") and name.endswith(".py") and harness.search(text))
     assert not offenders, "tools/ imports the tests' modules: " + ", ".join(offenders)
+
+
+def test_every_folder_of_tools_is_a_package() -> None:
+    """tools/ and each of its folders of Python files is a package, imported as `tools.match`, ..."""
+    folders = {str(Path(name).parent) for name in text_files() if name.startswith("tools/") and name.endswith(".py")}
+    assert {"tools", "tools/match", "tools/bench"} <= folders, "tools/ is not where this test thinks"
+    missing = sorted(folder for folder in folders if f"{folder}/__init__.py" not in text_files())
+    assert not missing, "folders of tools/ without an __init__.py: " + ", ".join(missing)
+
+
+# The commands of the ledger are kept as they were run (tools/results.py shows them as they run now).
+# README.md is being rewritten in a change of its own, which names the tools where they are now;
+# until it lands it is left out. Files of engine/ and core_ext/ that name a tool in a comment are
+# left to the changes that edit them.
+MAY_NAME_OLD_TOOLS = {"docs/results/ledger.jsonl", "README.md"}
+OLD_TOOL_COMMAND = re.compile(r"\bpython3? tools/[\w/]+\.py\b")
+TOOL_MODULE = re.compile(r"\bpython3? -m (tools(?:\.[a-z_][a-z0-9_]*)+)")
+TOOL_PATH = re.compile(r"(?<![\w/.])tools/[\w/]+\.py\b")
+
+
+def test_tools_are_run_as_modules_that_exist() -> None:
+    """A tool runs as `python -m tools.PACKAGE.MODULE` from the repository's root (run by its path it
+    would not find the package tools); every such command, and every path of tools/ that a Markdown
+    document names, names a file that is there."""
+    offenders = []
+    for name, text in text_files().items():
+        if name in MAY_NAME_OLD_TOOLS or name.startswith(("engine/", "core_ext/")):
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            modules = [found.group(1) for found in TOOL_MODULE.finditer(line)]
+            paths = TOOL_PATH.findall(line) if name.endswith(".md") else []
+            wrong = [*OLD_TOOL_COMMAND.findall(line),
+                     *(module for module in modules if not (REPO / (module.replace(".", "/") + ".py")).is_file()
+                       and not (REPO / module.replace(".", "/") / "__main__.py").is_file()),
+                     *(path for path in paths if not (REPO / path).is_file())]
+            offenders += [f"{name}:{number}: {item}" for item in wrong]
+    assert not offenders, ("run a tool as `python -m tools.…` from the repository's root, by a module that "
+                           "exists:\n" + "\n".join(offenders))
 
 
 def test_the_documents_index_links_every_document() -> None:

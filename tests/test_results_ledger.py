@@ -4,30 +4,16 @@ a figure is edited by hand in a document or in the ledger alone."""
 from __future__ import annotations
 
 import datetime
-import importlib.util
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tools import results, tool_command, tool_environment
+
 REPO = Path(__file__).resolve().parents[1]
-TOOL = REPO / "tools" / "results.py"
-
-
-def _load_tool() -> ModuleType:
-    """tools/results.py as a module, loaded from its file (tools/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("ponderosa_results_tool", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-results = _load_tool()
 ROWS = results.load(REPO)
 
 
@@ -42,12 +28,13 @@ def _copy_of_the_repository(tmp_path: Path) -> Path:
 
 
 def _run_tool(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([*tool_command("tools.results"), *args], capture_output=True, text=True, timeout=120,
+                          env=tool_environment())
 
 
 def test_the_documents_tables_are_what_render_writes_from_the_ledger() -> None:
     problems = results.check(REPO)
-    assert not problems, "\n".join(problems) + "\nrun: python tools/results.py render"
+    assert not problems, "\n".join(problems) + "\nrun: python -m tools.results render"
 
 
 def test_the_documents_hold_the_current_tables() -> None:

@@ -23,8 +23,8 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from match_engines import resolve_command
 from tests.xboard_harness import XBoardEngine
+from tools.match.engines import resolve_command
 
 pytestmark = pytest.mark.slow
 

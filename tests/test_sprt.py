@@ -7,11 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import load_tool
 from tests.wall_clock import allowed
-
-sprt = load_tool("sprt_script", "sprt.py")
-match = sprt.match
+from tools.match import gauntlet, sprt
 
 
 def test_bounds_for_alpha_beta_five_percent() -> None:
@@ -48,7 +45,8 @@ def test_pentanomial_llr_and_elo_by_hand() -> None:
     elo, margin = sprt.elo_estimate(pairs)
     assert elo == pytest.approx(107.54, abs=0.01)          # -400 log10(1 / 0.65 - 1)
     # 95% interval of the mean: 0.65 +- 1.96 * sqrt(0.07125 / 20) = 0.65 +- 0.116986
-    assert margin == pytest.approx((match.elo_from_score(0.766986) - match.elo_from_score(0.533014)) / 2, abs=0.05)
+    high, low = gauntlet.elo_from_score(0.766986), gauntlet.elo_from_score(0.533014)
+    assert margin == pytest.approx((high - low) / 2, abs=0.05)
 
 
 def test_pairs_are_less_noisy_than_games_when_openings_decide() -> None:
@@ -109,10 +107,10 @@ def test_short_run_of_ponderosa_against_itself(tmp_path: Path, capsys: pytest.Ca
 
 @pytest.mark.parametrize("key", ["toga2", "ethereal", "crafty", "stockfish11"])
 def test_strength_opponents_start(key: str) -> None:
-    spec = match.OPPONENTS[key]
-    if shutil.which(match.resolve_command(spec.command)[0]) is None:
+    spec = gauntlet.OPPONENTS[key]
+    if shutil.which(gauntlet.resolve_command(spec.command)[0]) is None:
         pytest.skip(f"{spec.command[0]} is not installed")
-    player = match.Player(spec, key)
+    player = gauntlet.Player(spec, key)
     try:
         player.start()
         assert player.name.startswith(("Toga", "Ethereal", "Crafty", "Stockfish 11"))
@@ -141,7 +139,7 @@ def test_progress_lines_hide_the_llr_before_it_means_anything() -> None:
 
 def _write_games(path: Path, openings: list[tuple[int, str]], games: list[tuple[int, int, str]]) -> None:
     """A PGN of header-only games: (pair number, game 1 or 2, result), with the OpeningLine that
-    the sample puts at the pair, as sprt.py writes them."""
+    the sample puts at the pair, as tools/match/sprt.py writes them."""
     text = []
     for pair, game, result in games:
         line = openings[pair - 1][0] if pair <= len(openings) else 0
@@ -151,7 +149,7 @@ def _write_games(path: Path, openings: list[tuple[int, str]], games: list[tuple[
 
 
 def _sample(seed: int, max_games: int = 20000) -> list[tuple[int, str]]:
-    return match.sample_openings(match.read_openings(match.DEFAULT_OPENINGS), (max_games + 1) // 2, seed)
+    return gauntlet.sample_openings(gauntlet.read_openings(gauntlet.DEFAULT_OPENINGS), (max_games + 1) // 2, seed)
 
 
 def test_candidate_points_of_a_round_and_result() -> None:

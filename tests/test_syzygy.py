@@ -14,8 +14,8 @@ import pytest
 from ponderosa.core_ext import core
 from ponderosa.core_ext.core import Board
 
-from bench_syzygy import random_position  # tools/bench_syzygy.py draws the same positions
 from tests.conftest import data_file
+from tools.bench.syzygy import random_position  # tools/bench/syzygy.py draws the same positions
 
 TABLES = data_file("syzygy", "KQvK.rtbw").parent   # all 3- and 4-piece tables
 

@@ -13,11 +13,11 @@ import pytest
 from ponderosa.core_ext.core import Board, Evaluator, default_weights, get_weights, set_weights
 from ponderosa.core_ext.position_set import PositionSet, is_quiet
 
-import tune_positions  # beside tools/tune.py, on the tests' path
-from tests.conftest import data_file, load_tool
+from tests.conftest import data_file
+from tools.tune import positions as tune_positions
+from tools.tune import texel
 
 REPO = Path(__file__).resolve().parents[1]
-tune = load_tool("tune_script", "tune.py")
 
 
 @pytest.fixture(autouse=True)
@@ -63,16 +63,16 @@ def test_quiet_positions() -> None:
 
 def test_fit_k_finds_the_constant_of_the_data() -> None:
     scores = np.linspace(-600, 600, 241)
-    results = tune.expected(scores, 1.37)
-    assert tune.fit_k(scores, results) == pytest.approx(1.37, abs=1e-3)
+    results = texel.expected(scores, 1.37)
+    assert texel.fit_k(scores, results) == pytest.approx(1.37, abs=1e-3)
 
 
 def test_jacobian_of_the_queen_value_is_the_phase_share() -> None:
     # White has a queen more: the score moves by phase/24 per centipawn of the opening value.
-    data = tune.build_data([("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1", 1.0),
+    data = texel.build_data([("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1", 1.0),
                             ("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", 0.5)])
-    params = [tune.Parameter("PIECE_MG", 5), tune.Parameter("PIECE_EG", 5), tune.Parameter("TEMPO_MG", -1)]
-    jac = tune.measure_jacobian(data, get_weights(), params, 8)
+    params = [texel.Parameter("PIECE_MG", 5), texel.Parameter("PIECE_EG", 5), texel.Parameter("TEMPO_MG", -1)]
+    jac = texel.measure_jacobian(data, get_weights(), params, 8)
     dense = np.zeros((2, 3))
     dense[jac.rows, jac.cols] = jac.vals
     assert dense[0, 0] == pytest.approx(4 / 24, abs=0.07)     # phase 4 (one queen)
@@ -91,7 +91,7 @@ def test_position_file_errors_name_file_and_line(tmp_path: Path) -> None:
     path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;1.5\n")
     with pytest.raises(SystemExit, match=r"positions.txt:1: result '1.5'"):
         list(tune_positions.read_position_file(path))
-    path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.7\n")   # a tools/label.py label
+    path.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1;0.7\n")   # a tools/tune/label.py label
     assert [result for _, result, _ in tune_positions.read_position_file(path)] == [0.7]
 
 
@@ -125,8 +125,8 @@ def test_equal_material_means_the_same_pieces_and_pawns_on_both_sides() -> None:
 
 
 def test_frozen_weights_are_not_tuned() -> None:
-    every = tune.tunable_parameters()
-    free = tune.tunable_parameters("^PSQ_|^PIECE_[ME]G$")
+    every = texel.tunable_parameters()
+    free = texel.tunable_parameters("^PSQ_|^PIECE_[ME]G$")
     assert not any(p.name.startswith("PSQ_") or p.name in ("PIECE_MG", "PIECE_EG") for p in free)
     assert len(every) - len(free) == 12 * 64 + 2 * 7
     assert {"TEMPO_MG", "PIECE_BLOCKED_MG"} <= {p.name for p in free}
@@ -138,8 +138,8 @@ def test_sharded_scores_equal_the_whole_set_in_order() -> None:
     for fen, _ in samples:
         whole.add(Board(fen))
     whole_scores = whole.scores(Evaluator())
-    assert list(tune.build_data(samples).positions.scores()) == list(whole_scores)
-    sharded = tune.build_data(samples, threads=3)
+    assert list(texel.build_data(samples).positions.scores()) == list(whole_scores)
+    sharded = texel.build_data(samples, threads=3)
     assert len(sharded.positions.shards) == 3
     assert list(sharded.positions.scores()) == list(whole_scores)
     assert len(sharded) == len(samples)
@@ -153,22 +153,22 @@ def synthetic_problem(truth: np.ndarray, held_truth: np.ndarray, n: int = 6000, 
     params = truth.size
     dense = rng.normal(0.0, 1.0, (n, params)) * (rng.random((n, params)) < 0.4)
     rows, cols = np.nonzero(dense)
-    jac = tune.Jacobian(rows.astype(np.int32), cols.astype(np.int32), dense[rows, cols].astype(np.float32),
-                        np.ones(params, dtype=bool))
+    jac = texel.Jacobian(rows.astype(np.int32), cols.astype(np.int32), dense[rows, cols].astype(np.float32),
+                         np.ones(params, dtype=bool))
     base = rng.normal(0.0, 150.0, n)
     moved = dense @ truth
     moved[:held] = dense[:held] @ held_truth
-    return jac, base, tune.expected(base + moved, 1.1)
+    return jac, base, texel.expected(base + moved, 1.1)
 
 
 def test_gauss_newton_recovers_the_weights_that_made_the_results() -> None:
     truth = np.array([30.0, -20.0, 12.0, 0.0])
     jac, base, results = synthetic_problem(truth, truth)
-    change, ridge = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 4, 1e-12, np.zeros(4), False)
+    change, ridge = texel.optimise_newton(jac, base, results, 1.1, 600, 4, 4, 1e-12, np.zeros(4), False)
     assert ridge == 1e-12
     assert change == pytest.approx(truth, abs=0.3)
     # A heavy ridge holds the weights near where they started.
-    held_back, _ = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 4, 1e-4, np.zeros(4), False)
+    held_back, _ = texel.optimise_newton(jac, base, results, 1.1, 600, 4, 4, 1e-4, np.zeros(4), False)
     assert np.abs(held_back).sum() < 0.5 * np.abs(truth).sum()
 
 
@@ -176,13 +176,13 @@ def test_the_ridge_is_chosen_by_the_held_out_positions() -> None:
     truth = np.array([30.0, -20.0, 12.0, 5.0])
     # The held-out positions follow the same weights: the lightest ridge predicts them best.
     jac, base, results = synthetic_problem(truth, truth)
-    _, ridge = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 1, None, np.zeros(4), False)
-    assert ridge == min(tune.RIDGES)
+    _, ridge = texel.optimise_newton(jac, base, results, 1.1, 600, 4, 1, None, np.zeros(4), False)
+    assert ridge == min(texel.RIDGES)
     # They follow the starting weights: what the training rows say does not carry over, and the
     # heaviest ridge (the least change) predicts them best.
     jac, base, results = synthetic_problem(truth, np.zeros(4))
-    _, ridge = tune.optimise_newton(jac, base, results, 1.1, 600, 4, 1, None, np.zeros(4), False)
-    assert ridge == max(tune.RIDGES)
+    _, ridge = texel.optimise_newton(jac, base, results, 1.1, 600, 4, 1, None, np.zeros(4), False)
+    assert ridge == max(texel.RIDGES)
 
 
 @pytest.mark.parametrize("method", ["newton", "adam"])
@@ -190,7 +190,7 @@ def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.Capt
     out = tmp_path / "eval_weights.pxi"
     saved = tmp_path / "positions.txt"
     iterations = ["--iterations", "60"] if method == "adam" else []
-    code = tune.main(["--pgn", str(data_file("games", "master_sample_2000.pgn.xz")), "--max-games", "200",
+    code = texel.main(["--pgn", str(data_file("games", "master_sample_2000.pgn.xz")), "--max-games", "200",
                       "--passes", "1", "--method", method, *iterations, "--min-positions", "20",
                       "--out", str(out), "--save-positions", str(saved)])
     assert code == 0
@@ -199,7 +199,7 @@ def test_short_run_lowers_the_training_error(tmp_path: Path, capsys: pytest.Capt
     assert after < before
     namespace: dict = {}
     exec(out.read_text(), namespace)          # the weights file is Python: one dict
-    tune.eval_weights.check(namespace["EVAL_WEIGHTS"])
+    texel.eval_weights.check(namespace["EVAL_WEIGHTS"])
     assert namespace["EVAL_WEIGHTS"] != default_weights()
     lines = [line for line in saved.read_text().splitlines() if line != "# game"]
     assert len(lines) > 300 and all(line.rsplit(";", 1)[1] in ("1", "0.5", "0") for line in lines)

@@ -1,4 +1,4 @@
-"""The 60-game gauntlet through UCI (slow): tools/match.py plays `ponderosa` as a UCI engine (the
+"""The 60-game gauntlet through UCI (slow): tools/match/gauntlet.py plays `ponderosa` as a UCI engine (the
 first command `uci` picks the protocol) against the five Debian engines, 12 games each; the engine
 must lose no game on time and play no illegal move. Several minutes; run niced on a shared machine,
 but not beside work that keeps every core busy: python-chess gives an XBoard engine 2 s from
@@ -10,12 +10,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-MATCH = Path(__file__).resolve().parents[1] / "tools" / "match.py"
+from tools import tool_command, tool_environment
+
 OPPONENTS = ("fairymax", "phalanx", "sjeng", "hoichess", "gnuchess")
 TIME_CONTROL = os.environ.get("PONDEROSA_GAUNTLET_TC", "10+0.1")
 CONCURRENCY = os.environ.get("PONDEROSA_GAUNTLET_CONCURRENCY", "1")   # games at once; 1 on a loaded machine
@@ -36,11 +36,12 @@ def test_sixty_games_through_uci(tmp_path: Path) -> None:
     missing = [name for name in OPPONENTS if shutil.which(name) is None and not Path("/usr/games", name).exists()]
     if missing:
         pytest.skip(f"opponents not installed: {', '.join(missing)} (apt-get install {' '.join(missing)})")
-    done = subprocess.run(["nice", "-n", "19", sys.executable, str(MATCH), "--engine", "ponderosa",
+    done = subprocess.run(["nice", "-n", "19", *tool_command("tools.match.gauntlet"), "--engine", "ponderosa",
                            "--concurrency", CONCURRENCY, "--engine-protocol", "uci", "--games", "12",
                            "--tc", TIME_CONTROL, "--seed", "2026",
                            "--pgn", str(tmp_path / "uci-gauntlet.pgn")],
-                          capture_output=True, text=True, timeout=4 * 3600, cwd=str(tmp_path))
+                          capture_output=True, text=True, timeout=4 * 3600, cwd=str(tmp_path),
+                          env=tool_environment())
     assert done.returncode == 0, done.stderr[-3000:]
     rows = fault_columns(done.stdout)
     assert rows.get("all"), done.stdout

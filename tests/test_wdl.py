@@ -1,4 +1,4 @@
-"""UCI_ShowWDL: the win/draw/loss model (engine/wdl.py), its fitting tool (tools/fit_wdl.py) and the
+"""UCI_ShowWDL: the win/draw/loss model (engine/wdl.py), its fitting tool (tools/tune/fit_wdl.py) and the
 `wdl W D L` field of UCI's info lines; and how UCI declares its check options."""
 from __future__ import annotations
 
@@ -89,9 +89,9 @@ def test_the_fitted_model_is_sane() -> None:
 # -- the fitting tool ----------------------------------------------------------------------------
 
 def fitting_tool() -> ModuleType:
-    """tools/fit_wdl.py, which needs scipy (the test extras)."""
+    """tools/tune/fit_wdl.py, which needs scipy (the test extras)."""
     pytest.importorskip("scipy")
-    return importlib.import_module("fit_wdl")
+    return importlib.import_module("tools.tune.fit_wdl")
 
 
 def synthetic_counts(a: tuple[float, ...], b: tuple[float, ...], max_score: int,
@@ -121,7 +121,7 @@ def test_the_tool_recovers_a_known_model() -> None:
 
 
 def test_the_tool_predicts_what_the_engine_says() -> None:
-    """tools/fit_wdl.py's rates over arrays are engine/wdl.py's chances (before rounding)."""
+    """tools/tune/fit_wdl.py's rates over arrays are engine/wdl.py's chances (before rounding)."""
     fit_wdl = fitting_tool()
     counts = synthetic_counts(A_COEFFICIENTS, B_COEFFICIENTS, 400, np.random.default_rng(1))
     samples = fit_wdl.Samples(counts)

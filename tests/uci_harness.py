@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from engine_process import program  # tools/engine_process.py: the installed program
 from tests.wall_clock import allowed
+from tools.engine_process import program  # tools/engine_process.py: the installed program
 
 BESTMOVE = re.compile(r"^bestmove (\S+)(?: ponder (\S+))?$")
 INFO_FIELDS = ("depth", "seldepth", "multipv", "score", "nodes", "nps", "time", "hashfull", "tbhits", "pv")

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import chess
 
-from engine_process import engine_command  # tools/engine_process.py: the installed program
 from tests.uci_harness import address_space_cap
 from tests.wall_clock import allowed
+from tools.engine_process import engine_command  # tools/engine_process.py: the installed program
 
 # §11.0 regexes.
 MOVE = re.compile(r"^move\s+(\S+)\s*$")

@@ -1,6 +1,6 @@
-"""The installed Ponderosa as a command line: for the tools that start it (bench_peers.py,
-bench_startup.py, bench_uci.py) and for the tests' protocol harnesses (tests/uci_harness.py,
-tests/xboard_harness.py), which import it from here."""
+"""The installed Ponderosa as a command line: for the tools that start it (tools/bench/peers.py,
+startup.py, uci.py and resize.py, tools/match/cutechess.py) and for the tests' protocol harnesses
+(tests/uci_harness.py, tests/xboard_harness.py), which import it from here."""
 from __future__ import annotations
 
 import shutil

@@ -1,11 +1,11 @@
 """The results ledger: every measurement (bench, perft, start-up, matches, SPRTs, suites, calibration,
 test runs) is one row of docs/results/ledger.jsonl, and the documents' current tables are written from it.
 
-    python tools/results.py append --measure bench --what "ponderosa bench, default build" \\
+    python -m tools.results append --measure bench --what "ponderosa bench, default build" \\
         --command "ponderosa bench" --figure nodes=3632557 --figure nps=1805398 [--signature 3632557]
-    python tools/results.py render            # writes every table between the documents' markers
-    python tools/results.py check             # exits 1 when a document's table differs from the ledger
-    python tools/results.py history bench     # every row of one measure, oldest first
+    python -m tools.results render            # writes every table between the documents' markers
+    python -m tools.results check             # exits 1 when a document's table differs from the ledger
+    python -m tools.results history bench     # every row of one measure, oldest first
 
 A row is one JSON object a line (docs/results/README.md describes the fields). A document asks for a
 table with two marker comments, `<!-- results: NAME -->` and `<!-- /results -->`; NAME is a key of
@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Union
 
-REPO = Path(__file__).resolve().parents[1]
+from tools import ROOT as REPO
+
 LEDGER = Path("docs") / "results" / "ledger.jsonl"   # under the repository's root
 DOCUMENTS = "docs/*.md"                              # the documents searched for markers
 
@@ -63,9 +64,31 @@ HEADINGS = {"what": "what", "result": "result", "commit": "build", "date": "date
             "machine": "machine", "measure": "measure", "recorded": "recorded"}
 
 MATCH = ("what", "result", "commit", "date", "bench", "command", "games")
-# The match, SPRT and bench scripts moved from tests/ to tools/: a table's command column names them
-# where they are now, so that it can be run as shown (the ledger keeps each command as it was run).
-MOVED_SCRIPTS = (re.compile(r"\btests/((?:match|match_engines|match_games|sprt|bench_[a-z_]+)\.py)\b"), r"tools/\1")
+# The scripts moved twice: from tests/ to tools/, then into the packages of tools/, run as modules. A
+# table's command column names each as it runs now (a recorded `python tests/sprt.py` or `python
+# tools/sprt.py` as `python -m tools.match.sprt`), so that it can be run as shown; the ledger keeps
+# each command as it was run. The keys are the scripts' old names.
+MOVED_SCRIPTS: dict[str, str] = {
+    "match": "tools.match.gauntlet", "match_engines": "tools.match.engines", "match_games": "tools.match.games",
+    "match_openings": "tools.match.openings", "match_report": "tools.match.report", "sprt": "tools.match.sprt",
+    "cutechess_gauntlet": "tools.match.cutechess", "node_match": "tools.match.node_match",
+    "clock_report": "tools.match.clock_report", "move_times": "tools.match.move_times",
+    "calibrate_strength": "tools.match.calibrate_strength", "lichess_bot_game": "tools.match.lichess_bot_game",
+    "bench_binary": "tools.bench.binary", "bench_book": "tools.bench.book",
+    "bench_book_export": "tools.bench.book_export", "bench_evaluate": "tools.bench.evaluate",
+    "bench_peers": "tools.bench.peers", "bench_perft": "tools.bench.perft", "bench_resize": "tools.bench.resize",
+    "bench_search": "tools.bench.search", "bench_smp": "tools.bench.smp", "bench_startup": "tools.bench.startup",
+    "bench_syzygy": "tools.bench.syzygy", "bench_uci": "tools.bench.uci",
+    "datagen": "tools.nnue.datagen", "datagen_round": "tools.nnue.datagen_round", "nnue_data": "tools.nnue.data",
+    "nnue_train": "tools.nnue.train", "nnue_backends": "tools.nnue.backends",
+    "nnue_trainer_speed": "tools.nnue.trainer_speed", "packed_games": "tools.nnue.packed_games",
+    "tune": "tools.tune.texel", "tune_positions": "tools.tune.positions", "eval_weights": "tools.tune.eval_weights",
+    "label": "tools.tune.label", "selfplay": "tools.tune.selfplay", "fit_wdl": "tools.tune.fit_wdl",
+    "build_binary": "tools.binary.build", "binary_entry": "tools.binary.entry",
+    "make_logo": "tools.generate.logo", "long_game": "tools.generate.long_game",
+    "chess960_perft_table": "tools.generate.chess960_perft",
+}
+MOVED_COMMAND = re.compile(r"\b(python3?) (?:tests|tools)/(" + "|".join(MOVED_SCRIPTS) + r")\.py\b")
 TABLES: dict[str, Table] = {
     "speed": Table(("bench", "bench.classic", "perft.start6", "perft.kiwipete5", "peers.crafty",
                     "peers.ethereal", "startup.pong", "startup.engine", "nnue.speed.net-093", "bench.noise")),
@@ -270,11 +293,15 @@ def _column(row: Row, column: str) -> str:
         signature = row.get("signature", row["figures"].get("bench_after"))
         return f"{signature:,}" if isinstance(signature, int) else ""
     if column == "command":
-        pattern, replacement = MOVED_SCRIPTS
-        return f"`{pattern.sub(replacement, row['command'])}`"
+        return f"`{current_command(row['command'])}`"
     if column in ("games", "patch") and re.match(r"(git show |data/|tests/)", str(row.get(column, ""))):
         return f"`{row[column]}`"
     return str(row.get(column, ""))
+
+
+def current_command(command: str) -> str:
+    """A recorded command with each moved script named as it runs now (MOVED_SCRIPTS)."""
+    return MOVED_COMMAND.sub(lambda found: f"{found.group(1)} -m {MOVED_SCRIPTS[found.group(2)]}", command)
 
 
 def load(root: Path = REPO) -> list[Row]:
@@ -348,7 +375,7 @@ def _rows_for(table: Table, rows: Sequence[Row]) -> list[Row]:
 def table_lines(name: str, rows: Sequence[Row]) -> list[str]:
     """The Markdown lines of the table NAME, from the ledger's rows."""
     if name not in TABLES:
-        raise ValueError(f"no table {name!r} in tools/results.py TABLES")
+        raise ValueError(f"no table {name!r} in TABLES of tools/results.py")
     table = TABLES[name]
     shown = _rows_for(table, rows)
     if not shown:
@@ -400,7 +427,7 @@ def check(root: Path = REPO) -> list[str]:
             continue
         if new != text:
             diff = difflib.unified_diff(text.splitlines(), new.splitlines(), "document", "ledger", lineterm="", n=0)
-            found.append(f"{path.relative_to(root)}: a table differs from the ledger (python tools/results.py "
+            found.append(f"{path.relative_to(root)}: a table differs from the ledger (python -m tools.results "
                          "render writes it):\n" + "\n".join(list(diff)[:12]))
     return found
 
