@@ -39,7 +39,7 @@ from ponderosa.engine.write_errors import WriteErrors
 
 if TYPE_CHECKING:
     from ponderosa.engine.annotate import AnnotateRequest, AnnotationReport, Progress
-    from ponderosa.engine.book.build import BuildReport
+    from ponderosa.engine.book import build
 
 __all__ = ["DEFAULT_SECONDS_PER_MOVE", "Engine", "EngineSummary", "IllegalMoveError"]
 
@@ -235,16 +235,16 @@ class Engine:
         self.record.result = result
 
     def create_book(self, pgn_paths: list[str], max_moves: int, min_games: int = 1, win_percent: float = 0.0,
-                    progress: Progress | None = None) -> BuildReport:
+                    progress: build.Progress | None = None) -> build.BuildReport:
         return self.book_files.create_book(pgn_paths, max_moves, min_games, win_percent, progress)
 
-    def add_to_book(self, pgn_paths: list[str], progress: Progress | None = None) -> BuildReport:
-        return self.book_files.add_to_book(pgn_paths, progress)
+    def add_to_book(self, paths: list[str], progress: build.Progress | None = None) -> build.BuildReport:
+        return self.book_files.add_to_book(paths, progress)
 
-    def create_start_book(self, pgn_paths: list[str], max_moves: int) -> BuildReport:
+    def create_start_book(self, pgn_paths: list[str], max_moves: int) -> build.BuildReport:
         return self.book_files.create_start_book(pgn_paths, max_moves)
 
-    def merge_books(self, first: str, second: str, out_path: str) -> BuildReport:
+    def merge_books(self, first: str, second: str, out_path: str) -> build.BuildReport:
         return self.book_files.merge_books(first, second, out_path)
 
     def export_polyglot(self, path: str) -> int:

@@ -77,10 +77,12 @@ class FrontEndSettings(Protocol):
     """What a front end keeps of the table's rows marked front_end (each front end has those its
     protocol offers: XBoard has no UCI_ShowWDL, UCI no Resign)."""
 
-    ponder: bool
-    move_overhead_ms: int
-    log: bool
-
+    @property
+    def ponder(self) -> bool: ...
+    @property
+    def move_overhead_ms(self) -> int: ...
+    @property
+    def log(self) -> bool: ...
     def set_ponder(self, on: bool) -> object: ...
     def set_move_overhead(self, milliseconds: int) -> object: ...
     def set_log(self, on: bool) -> object: ...
@@ -96,9 +98,9 @@ class EngineOptions:
         self._books = parts.books
         self._book = parts.books.book
         self._tablebases = parts.tablebases
-        self._front_end: object | None = None
+        self._front_end: FrontEndSettings | None = None
 
-    def attach(self, front_end: object) -> None:
+    def attach(self, front_end: FrontEndSettings) -> None:
         """The front end whose own settings (Ponder, Log, Move Overhead, ...) the rows marked
         front_end read and change."""
         self._front_end = front_end

@@ -2,7 +2,7 @@
 names each front end shows it under, when it applies, a line of help and its effect (Stockfish's
 OptionsMap). `uci`, `setoption`, XBoard's `feature option=` and `option NAME=VALUE`, and the
 console's setting commands all render and parse from these rows; docs/PROTOCOL.md and the
-README list them from here (tools/options_doc.py).
+README list them from here (`python -m tools.options_doc render`).
 
 Light on purpose: the XBoard handshake renders the rows before the core has loaded, so this
 module imports only engine/limits.py. A row's effect is a function of the engine's parts
@@ -176,7 +176,7 @@ def _scale(name: str, option: str, default: int, low: int, help: str, rank: int)
 # The rows in the order of UCI's `uci` answer; xboard_rank orders XBoard's feature lines.
 OPTIONS: tuple[Option, ...] = (
     Option("Hash", SPIN, DEFAULT_HASH_BYTES // MEGABYTE, 1, 4096, applies=AT_SEARCH_END,
-           help="transposition table size in MB (XBoard's `memory` gives the whole budget)",
+           help="transposition table in MB (XBoard's `memory` is the whole budget, pawn hashes included)",
            get=lambda parts: _megabytes(parts.settings.hash_request),
            set=lambda parts, mb: parts.settings.set_hash_size(int(mb * MEGABYTE)),
            xboard="Hash", xboard_rank=1, xboard_command="memory", console="hash", report="resources"),
@@ -187,10 +187,10 @@ OPTIONS: tuple[Option, ...] = (
            help="search threads (Lazy SMP; XBoard's `cores`)",
            get=lambda parts: parts.helpers.threads, set=lambda parts, count: parts.settings.set_threads(count),
            xboard="Threads", xboard_rank=5, xboard_command="cores", console="smpmt", report="threads"),
-    Option("Ponder", CHECK, True, help="think on the opponent's time",
+    Option("Ponder", CHECK, True, help="think on the opponent's time (XBoard's `hard`/`easy`)",
            get=lambda front: front.ponder, set=lambda front, on: front.set_ponder(on),
            xboard="Ponder", xboard_rank=2, front_end=True),
-    Option("OwnBook", CHECK, True, help="play moves from the opening book",
+    Option("OwnBook", CHECK, True, help="play from the opening books",
            get=lambda parts: parts.book.enabled, set=lambda parts, on: setattr(parts.book, "enabled", on),
            xboard="OwnBook", xboard_rank=3, console="book"),
     Option("BookFile", STRING, DEFAULT, help="the opening book (Ponderosa's or Polyglot); <default>: the shipped one",
@@ -205,46 +205,55 @@ OPTIONS: tuple[Option, ...] = (
            get=lambda parts: parts.learner.mask, set=lambda parts, mask: setattr(parts.learner, "mask", mask),
            xboard="Learn", xboard_rank=8, console="learn"),
     Option("BookLearnThreshold", SPIN, DEMOTE_THRESHOLD, *DEMOTE_THRESHOLD_RANGE,
-           help="book moves learned below this (cp) are not played",
+           help="a book move learned below this (cp) is not played, nor counted as an alternative by learning "
+                "(docs/LEARNING.md)",
            get=lambda parts: parts.books.learn_threshold,
            set=lambda parts, cp: setattr(parts.books, "learn_threshold", cp),
            xboard="BookLearnThreshold", xboard_rank=9, console="learn threshold"),
     Option("LearnStore", STRING, DEFAULT, help="where learned data is kept: a SQLite file or postgresql://...",
            set=_learned_store, console="learn store"),
-    Option("Contempt", SPIN, 0, -500, 500, help="centipawns a draw is worth less than equality",
+    Option("Contempt", SPIN, 0, -500, 500, help="the draw score is minus this (cp): above 0 a draw is worth less "
+                                                "than equality",
            get=lambda parts: -parts.searcher.core.draw_score,
            set=lambda parts, cp: setattr(parts.searcher.core, "draw_score", -cp), xboard="Contempt", xboard_rank=4),
-    Option("MultiPV", SPIN, 1, 1, MAX_MULTI_PV, help="lines searched and shown per iteration",
+    Option("MultiPV", SPIN, 1, 1, MAX_MULTI_PV, help="lines searched and shown per iteration, each its own thinking "
+                                                     "line",
            get=lambda parts: parts.searcher.multi_pv,
            set=lambda parts, lines: _multi_pv(parts, lines),
            xboard="MultiPV", xboard_rank=10, console="multipv"),
     # XBoard's name has no space: python-chess reads an XBoard option's name up to the first one.
     Option("Move Overhead", SPIN, DEFAULT_MOVE_OVERHEAD_MS, *MOVE_OVERHEAD_RANGE_MS,
-           help="milliseconds kept back from every move's time for the GUI, pipes and network",
+           help="ms each move costs besides the search (GUI, pipes, network), kept back from every move's time; "
+                "raise it if the engine loses on time (docs/TIME.md)",
            get=lambda front: front.move_overhead_ms, set=lambda front, ms: front.set_move_overhead(ms),
            xboard="MoveOverhead", xboard_rank=11, front_end=True),
     Option("UCI_AnalyseMode", CHECK, False, help="analysis: no book moves, nothing learned",
            get=lambda front: front.analyse_mode, set=lambda front, on: front.set_analyse_mode(on), front_end=True),
-    Option("UCI_ShowWDL", CHECK, False, help="info lines carry win/draw/loss chances",
+    Option("UCI_ShowWDL", CHECK, False, help="info lines carry `wdl W D L`, the side to move's chances per mille "
+                                             "(docs/WDL.md)",
            get=lambda front: front.show_wdl, set=lambda front, on: front.set_show_wdl(on), front_end=True),
-    Option("UCI_Opponent", STRING, "", help="who the engine plays: TITLE ELO computer|human NAME",
+    Option("UCI_Opponent", STRING, "", help="the opponent (`TITLE ELO computer|human NAME`): the name to the "
+                                            "learner, the rest to the server rules (docs/ICS.md)",
            set=_uci_opponent),
     Option("Log", CHECK, False, help="log the protocol (ponderosa.log) and, in XBoard, the game files",
            get=lambda front: front.log, set=lambda front, on: front.set_log(on),
            xboard="Log", xboard_rank=6, front_end=True),
     Option("UCI_Chess960", CHECK, False, help="Chess960: castling as king takes rook; no book or learning",
            get=lambda parts: parts.state.chess960, set=_chess960),
-    Option("UCI_LimitStrength", CHECK, False, help="play at the level UCI_Elo asks for",
+    Option("UCI_LimitStrength", CHECK, False, help="play at the level UCI_Elo sets",
            get=lambda parts: parts.strength.limit, set=lambda parts, on: setattr(parts.strength, "limit", on),
            xboard="UCI_LimitStrength", xboard_rank=12),
-    Option("UCI_Elo", SPIN, FULL_ELO, MIN_ELO, FULL_ELO, help="the strength level (with UCI_LimitStrength)",
+    Option("UCI_Elo", SPIN, FULL_ELO, MIN_ELO, FULL_ELO, help="the level in Elo (CCRL 40/4); the top is full "
+                                                              "strength (docs/STRENGTH.md)",
            get=lambda parts: parts.strength.target, set=lambda parts, elo: parts.strength.set_target(elo),
            xboard="UCI_Elo", xboard_rank=13),
     Option("EvalFile", STRING, DEFAULT, applies=AT_SEARCH_END,
-           help="the network file; <default>: the shipped one",
+           help="a neural network file (docs/NNUE.md), `<default>` the shipped one; a file that cannot be used "
+                "keeps the evaluation in use",
            set=lambda parts, name: parts.settings.set_eval_file(name or DEFAULT),
            xboard="EvalFile", xboard_kind="file", xboard_rank=20, console="eval", report="evaluation"),
-    Option("SyzygyPath", STRING, "", applies=AT_SEARCH_END, help="folders of Syzygy tables (: between them)",
+    Option("SyzygyPath", STRING, "", applies=AT_SEARCH_END, help="folders of Syzygy tables (`:` or `;` between "
+                                                                 "them), like XBoard's `egtpath syzygy`",
            get=lambda parts: parts.tablebases.path, set=lambda parts, path: parts.settings.set_tablebase_path(path),
            xboard="SyzygyPath", xboard_kind="path", xboard_rank=22, xboard_command="egtpath", console="egtb",
            report="tablebases"),
@@ -260,7 +269,8 @@ OPTIONS: tuple[Option, ...] = (
     _scale("bscale", "BlockedPawns", 100, 0, "blocked pawn weight (percent)", 18),
     _scale("asymmetry", "Asymmetry", 0, -100, "own king safety counted against the opponent's (percent)", 19),
     # XBoard's own: resign when this many pawns behind (0: never); the console's `resign N`.
-    Option("Resign", SPIN, 0, 0, 50, help="resign this many pawns behind (0: never)",
+    Option("Resign", SPIN, 0, 0, 50, help="resign after three searches in a row at or below minus this many pawns "
+                                          "(0: never)",
            get=lambda front: front.resign_pawns, set=lambda front, pawns: front.set_resign(pawns),
            uci=False, xboard="Resign", xboard_rank=7, front_end=True),
     # The console's own (Crafty's commands), offered to no GUI.

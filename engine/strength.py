@@ -28,7 +28,7 @@ SAFE_MARGIN = 150        # centipawns
 GUARD_FADE_ELO = 100     # below SAFE_ELO the margin doubles every this many Elo of design level
 LINES = 4                # root moves the choice is made among
 
-# Measured points (level set, Elo it played at) from tools/calibrate_strength.py with the network
+# Measured points (level set, Elo it played at) from python -m tools.match.calibrate_strength with the network
 # net-093: 60-80 games a level at 10+0.1 against Stockfish at a set UCI_Elo (CCRL 40/4 scale), each
 # against the Stockfish level nearest the ratings the point serves (docs/STRENGTH.md, "Strength
 # levels"); (1858, 1336) is the check of UCI_Elo 1500 that the straight line from 1500 to 2000

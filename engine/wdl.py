@@ -8,7 +8,7 @@ score) are cubics in the material (pawns 1, knights and bishops 3, rooks 5, quee
 The coefficients were fitted to the project's own self-play games (every ply's search score and
 the game's result) by
 
-    python tools/fit_wdl.py data/nnue/selfplay-04[7-9].pgm.xz data/nnue/selfplay-05[0-3].pgm.xz
+    python -m tools.tune.fit_wdl data/nnue/selfplay-04[7-9].pgm.xz data/nnue/selfplay-05[0-3].pgm.xz
 
 on selfplay-047..053, games searched with net-046, the network shipped before net-093 (docs/WDL.md:
 the data, the fit, how well it predicts, and net-093's scores measured against net-046's)."""

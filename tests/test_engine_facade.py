@@ -94,13 +94,13 @@ def test_a_clear_asked_for_during_a_search_comes_at_its_end() -> None:
 
 def test_a_server_game_plan_goes_through_the_facade_and_is_undone() -> None:
     """XBoard's server play puts a plan's draw score and narrower book in force for one game
-    (engine.options and Engine.draw_score), and the operator's settings come back after it."""
+    (engine.options), and the operator's settings come back after it."""
     from ponderosa.engine import ics
     from ponderosa.protocol.xboard.ics import PlanInForce, book_settings
 
     engine = Engine()
     try:
-        engine.draw_score = -15
+        engine.options.set("DrawScore", -15)
         engine.options.set_book_setting("width", 7)
         engine.options.set_book_setting("weight_ratio", 0.2)
         before = book_settings(engine)

@@ -166,10 +166,7 @@ def test_every_folder_of_tools_is_a_package() -> None:
 
 
 # The commands of the ledger are kept as they were run (tools/results.py shows them as they run now).
-# README.md is being rewritten in a change of its own, which names the tools where they are now;
-# until it lands it is left out. Files of engine/ and core_ext/ that name a tool in a comment are
-# left to the changes that edit them.
-MAY_NAME_OLD_TOOLS = {"docs/results/ledger.jsonl", "README.md"}
+MAY_NAME_OLD_TOOLS = {"docs/results/ledger.jsonl"}
 OLD_TOOL_COMMAND = re.compile(r"\bpython3? tools/[\w/]+\.py\b")
 TOOL_MODULE = re.compile(r"\bpython3? -m (tools(?:\.[a-z_][a-z0-9_]*)+)")
 TOOL_PATH = re.compile(r"(?<![\w/.])tools/[\w/]+\.py\b")
@@ -181,7 +178,7 @@ def test_tools_are_run_as_modules_that_exist() -> None:
     document names, names a file that is there."""
     offenders = []
     for name, text in text_files().items():
-        if name in MAY_NAME_OLD_TOOLS or name.startswith(("engine/", "core_ext/")):
+        if name in MAY_NAME_OLD_TOOLS:
             continue
         for number, line in enumerate(text.splitlines(), 1):
             modules = [found.group(1) for found in TOOL_MODULE.finditer(line)]

@@ -89,7 +89,7 @@ def _layout(rows: list[str], mirror: bool) -> KingLayout:
     return KingLayout(bytes(squares), mirror)
 
 
-# Named layouts for the trainer (tools/nnue_train.py --king-buckets NAME).
+# Named layouts for the trainer (python -m tools.nnue.train --king-buckets NAME).
 KING_LAYOUTS = {
     "none": NO_KING_BUCKETS,
     # Four sets, wings mirrored: the castled corner, the king beside it or in the centre of the

@@ -10,7 +10,7 @@ import chess
 
 from ponderosa.engine.clock import TimeControl, allocate, parse_crafty_time, parse_level
 from ponderosa.engine.search import SearchLimits
-from ponderosa.protocol.console.commands import CommandError, parse_seconds, positive_int
+from ponderosa.protocol.console.commands import CommandError, parse_seconds, positive_int, set_option
 
 if TYPE_CHECKING:
     from ponderosa.engine.engine import Engine
@@ -163,7 +163,7 @@ def cmd_mode(console: Console, args: list[str]) -> None:
         raise CommandError("usage: mode tournament|normal")
     console.clock.tournament_mode = args[0].lower() == "tournament"
     if console.clock.tournament_mode:
-        console.engine.draw_score = 0
+        set_option(console, "drawscore", 0)
 
 
 def cmd_sd(console: Console, args: list[str]) -> None:

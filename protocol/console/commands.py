@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ponderosa.engine.errors import EngineError
 from ponderosa.engine.search import mate_distance
@@ -23,7 +23,7 @@ class CommandError(Exception):
     """A command that cannot be carried out; its message is shown on one line."""
 
 
-def option_value(console: Console, words: str) -> object:
+def option_value(console: Console, words: str) -> Any:
     """The value in use of the option table's row the console's words name (`hash`, `learn threshold`)."""
     row = console.engine.options.find(words, "console")
     assert row is not None, f"no option row for the console's {words!r}"

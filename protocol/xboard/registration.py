@@ -35,7 +35,7 @@ def default_plugin_root() -> Path:
 
 def program_file() -> str | None:
     """The one file this engine runs from, if it is one: the zip application `make` builds
-    (tools/build_binary.py), whose start module was loaded from the zip, or a frozen executable
+    (tools/binary/build.py), whose start module was loaded from the zip, or a frozen executable
     (PyInstaller and the like set sys.frozen and make sys.executable the program)."""
     loader = getattr(sys.modules.get("__main__"), "__loader__", None)
     archive = getattr(loader, "archive", None)   # only a zipimporter has one

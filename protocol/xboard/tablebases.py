@@ -23,7 +23,9 @@ def egtpath(session: XBoardSession, args: str) -> None:
 def _set_path(session: XBoardSession, path: str) -> None:
     report_problems(session)
     options = session.engine.options
-    report_tables(session, options.set(options.find("egtpath", "xboard command"), path))
+    row = options.find("egtpath", "xboard command")
+    assert row is not None
+    report_tables(session, options.set(row, path))
 
 
 def report_tables(session: XBoardSession, messages: list[str] | None) -> None:
