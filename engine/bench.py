@@ -150,7 +150,7 @@ def run_bench(engine: Engine, depth: int = BENCH_DEPTH,
     nodes, seconds = 0, 0.0
     try:
         for index, fen in enumerate(BENCH_POSITIONS):
-            engine.board = Board(fen)
+            engine.state.board = Board(fen)
             engine.helpers.clear()   # parked first: no helper may still be storing
             engine.tt.wipe()
             engine.evaluator.clear()
@@ -161,7 +161,7 @@ def run_bench(engine: Engine, depth: int = BENCH_DEPTH,
             if on_position is not None:
                 on_position(index, fen, result)
     finally:
-        engine.board = saved
+        engine.state.board = saved
         if engine.helpers.threads != own_threads:
             engine.settings.set_threads(own_threads)
     return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds, used)
@@ -177,7 +177,7 @@ def run_suite(engine: Engine, path: str, early_exit: int | None = None,
     report = SuiteReport()
     try:
         for position in positions:
-            engine.board = Board(position.fen)
+            engine.state.board = Board(position.fen)
             held = [0]
 
             def keep_going(depth: int, best: str, position: TestPosition = position,
@@ -196,5 +196,5 @@ def run_suite(engine: Engine, path: str, early_exit: int | None = None,
             if on_result is not None:
                 on_result(position, result, right)
     finally:
-        engine.board = saved
+        engine.state.board = saved
     return report

@@ -29,7 +29,6 @@ from ponderosa.engine.engine_options import EngineOptions, EngineSummary, Option
 from ponderosa.engine.game_state import GameState, IllegalMoveError
 from ponderosa.engine.genfens import GenfensOptions, Opening, opening_fens
 from ponderosa.engine.ics import IcsSettings
-from ponderosa.engine.learning.store import LearnedStore
 from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.records import Players
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
@@ -61,24 +60,20 @@ class Engine:
         self.book_messages = self.books.book_messages
         self.book.follow(self.evaluation)   # bookw eval evaluates with the engine's network (or none)
         self.record, self.game_files = self.state.record, self.state.game_files
+        self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
         # The front ends' settings: the option table's rows act on these parts.
         self.options = EngineOptions(OptionParts(self.settings, self.books, self.tablebases, self.control.strength,
-                                                 self.state, self.set_chess960, self.set_opponent))
+                                                 self.state, self.ics, self.set_chess960, self.set_opponent))
         self.searcher.before_search = lambda: self.books.load_learned_positions(self.tt)
-        self.ics = IcsSettings.from_lists_file()   # chess-server settings and opponent lists
         self.opponent = Opponent()          # who the engine plays (UCI_Opponent; XBoard's name/rating)
         self.max_depth: int | None = None           # sd
         self.seconds_per_move: float | None = None  # st
         self.max_nodes: int | None = None           # sn
 
-    # The game's two boards (replaced by set-ups) and the learned store (replaced by `learn store`).
+    # The game's two boards (replaced by set-ups) and who plays it.
     @property
     def board(self) -> Board:
         return self.state.board
-
-    @board.setter
-    def board(self, board: Board) -> None:
-        self.state.board = board
 
     @property
     def game(self) -> chess.Board:
@@ -87,10 +82,6 @@ class Engine:
     @property
     def chess960(self) -> bool:
         return self.state.chess960
-
-    @property
-    def learned(self) -> LearnedStore:
-        return self.books.learned
 
     @property
     def players(self) -> Callable[[], Players]:
@@ -197,14 +188,20 @@ class Engine:
         self.book.close()
 
     def set_opponent(self, opponent: Opponent) -> None:
-        """Who the engine plays (UCI_Opponent): the learner records the name, the server rules
-        (engine/ics.py) take the name, title, rating and whether it is a computer."""
+        """Who the engine plays (UCI_Opponent): the name to the learner, all of it to the server rules."""
         self.opponent = opponent
         self.learner.opponent = opponent.name or "?"
         self.ics.opponent_name = opponent.name if opponent.name != "?" else ""
         self.ics.opponent_computer = bool(opponent.computer)
         self.ics.opponent_title = opponent.title
         self.ics.ratings = (self.ics.ratings[0], opponent.rating)
+
+    def name_opponent(self, handle: str | None = None, learned_as: str = "", computer: bool = False) -> None:
+        """What a server says of the opponent (`name`, `computer`): the server rules take the handle,
+        the learner learned_as (else the handle); computer marks it a program."""
+        if handle is not None:
+            self.ics.opponent_name, self.learner.opponent = handle, learned_as or handle or "?"
+        self.ics.opponent_computer = self.ics.opponent_computer or computer
 
     def set_ratings(self, ratings: tuple[int | None, int | None]) -> None:
         """Own and opponent's ratings (None unknown): server rules and book learning's trust."""
@@ -379,9 +376,9 @@ class Engine:
     def perf(self, seconds: float = 1.0) -> PerfResult:
         return perf(self.board, seconds)
 
-    def bench(self, depth: int = BENCH_DEPTH, on_position: Callable[[int, str, SearchResult], None] | None = None,
+    def bench(self, depth: int | None = None, on_position: Callable[[int, str, SearchResult], None] | None = None,
               threads: int = 1) -> BenchResult:
-        return run_bench(self, depth, on_position, threads)
+        return run_bench(self, depth or BENCH_DEPTH, on_position, threads)
 
     def annotate(self, request: AnnotateRequest, progress: Progress | None = None) -> AnnotationReport:
         """Annotate the games of a PGN file (Crafty's annotate) on the engine's tables; ends a running search."""

@@ -4,6 +4,7 @@ tables, the search threads, the tablebases and the evaluation, which a running s
 at its end (engine/settings.py has the rule); the opening book and learning change at once."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Protocol
 
@@ -13,6 +14,7 @@ from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.book_learning import BookLearning
 from ponderosa.engine.errors import EngineError
 from ponderosa.engine.game_state import GameState
+from ponderosa.engine.ics import IcsSettings, selective_book
 from ponderosa.engine.learning.learner import Learner
 from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.option_table import OPTIONS, UCI_ROWS, XBOARD_ROWS, Option, OptionError, find
@@ -49,6 +51,7 @@ class OptionParts:
     tablebases: Tablebases
     strength: StrengthLevel
     state: GameState
+    ics: IcsSettings
     set_chess960: Callable[[bool], object]
     set_opponent: Callable[[Opponent], object]
 
@@ -238,6 +241,18 @@ class EngineOptions:
         self._tablebases.swindle = on
 
     # -- the book's selection knobs (Crafty's `book`, `bookw`, Terra's limits) -------------
+
+    def book_selection(self) -> object:
+        """The book selection's settings as they are, to be put back by restore_book_selection."""
+        return dataclasses.replace(self._book.settings)
+
+    def restore_book_selection(self, saved: object) -> None:
+        assert isinstance(saved, BookSettings)
+        self._book.settings = dataclasses.replace(saved)
+
+    def narrow_book_selection(self) -> None:
+        """The book against computers (engine/ics.py selective_book): fewer moves, results weigh more."""
+        self._book.settings = selective_book(self._book.settings)
 
     def book_setting(self, name: str) -> int | float:
         return getattr(self._book.settings, _book_setting_name(name))

@@ -16,7 +16,7 @@ class Opponent:
 
 
 def parse_uci_opponent(text: str) -> Opponent:
-    """UCI_Opponent's value `[title|none] [rating|none] [computer|human] name`, e.g.
+    """The value of UCI_Opponent, `[title|none] [rating|none] [computer|human] name`, e.g.
     `GM 2800 human Gary Kasparov` or `none none computer Shredder`. Raises ValueError."""
     words = text.split()
     if len(words) < 4:

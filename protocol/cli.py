@@ -163,7 +163,8 @@ def xboard_session(engine: Engine) -> XBoardSession:
     on (`log on` before `xboard`, or option Log); its output goes to log.NNN when they are on."""
     without_default_game_files(engine)
     session = XBoardSession(engine, LogTee(sys.stdout, lambda: engine.game_files))  # type: ignore[arg-type]
-    engine.players = lambda: Players(session.engine_side, False, engine.ics.opponent_name, "?")
+    server = engine.ics   # the server rules' settings: the opponent's name once zippy has sent it
+    engine.players = lambda: Players(session.engine_side, False, server.opponent_name, "?")
     return session
 
 

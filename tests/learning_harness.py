@@ -151,7 +151,7 @@ def play_learning_game(engine: Engine, opponent: Engine, engine_white: bool = Tr
 
 
 def learned_value(engine: Engine, moves: list[str], move: str) -> float:
-    learned = engine.learned.learned_moves(board_after(moves).key)
+    learned = engine.books.learned.learned_moves(board_after(moves).key)
     return learned[move].value if move in learned else 0.0
 
 
@@ -190,6 +190,6 @@ def play_paper_games(engine: Engine, opponent: Engine, games: int, *, lost: bool
         moves = play_learning_game(engine, opponent, search=search, opponent_depth=opponent_depth)
         if lost:
             engine.finish_game("0-1")
-        played.append(PaperGame(moves, engine.learned.learned_moves(board_after(AFTER_3_A6).key),
-                                engine.learned.learned_moves(board_after(AFTER_5_NF6).key)))
+        played.append(PaperGame(moves, engine.books.learned.learned_moves(board_after(AFTER_3_A6).key),
+                                engine.books.learned.learned_moves(board_after(AFTER_5_NF6).key)))
     return played

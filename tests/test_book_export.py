@@ -27,11 +27,11 @@ def key_after(moves: list[str]) -> int:
 
 def add_learning(engine: Engine) -> Engine:
     """User-set values and learned moves in a few positions: those positions must go the long way."""
-    engine.learned.set_user_values([(key_after([]), "d2d4", 100), (key_after(["e2e4"]), "c7c5", 0),
+    engine.books.learned.set_user_values([(key_after([]), "d2d4", 100), (key_after(["e2e4"]), "c7c5", 0),
                                     (key_after(RUY_LOPEZ[:4]), "f1c4", 60)])
     learning = GameLearning(game_id="test-1", never=[(key_after(["e2e4", "e7e5"]), "g1f3")],
                             own_results=[(key_after(["d2d4"]), "g8f6", 1.0)])
-    assert engine.learned.record_game(learning)
+    assert engine.books.learned.record_game(learning)
     return engine
 
 

@@ -96,23 +96,24 @@ def test_a_server_game_plan_goes_through_the_facade_and_is_undone() -> None:
     """XBoard's server play puts a plan's draw score and narrower book in force for one game
     (engine.options), and the operator's settings come back after it."""
     from ponderosa.engine import ics
-    from ponderosa.protocol.xboard.ics import PlanInForce, book_settings
+    from ponderosa.protocol.xboard.ics import PlanInForce
 
     engine = Engine()
     try:
         engine.options.set("DrawScore", -15)
         engine.options.set_book_setting("width", 7)
         engine.options.set_book_setting("weight_ratio", 0.2)
-        before = book_settings(engine)
+        before = engine.options.book_selection()
         settings = ics.IcsSettings()
         plan = ics.game_plan(settings, ics.classify(settings.lists, "somebot", True), (None, None), -15)
         in_force = PlanInForce()
         in_force.apply(engine, plan)
         assert engine.draw_score == plan.draw_score and in_force.plan == plan and in_force.saved == (-15, before)
-        assert book_settings(engine) == ics.selective_book(before) != before
+        assert engine.options.book_selection() == ics.selective_book(before) != before
         assert engine.options.book_setting("width") == ics.COMPUTER_BOOK_WIDTH
         engine.options.set_book_setting("width", 3)   # changed during the game: the plan's end puts back its start
         in_force.restore(engine)
-        assert (engine.draw_score, book_settings(engine), in_force.plan, in_force.saved) == (-15, before, None, None)
+        assert engine.draw_score == -15 and engine.options.book_selection() == before
+        assert in_force.plan is None and in_force.saved is None
     finally:
         engine.shutdown()

@@ -276,11 +276,11 @@ def test_the_engine_keeps_its_store_when_another_cannot_be_used(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     engine = Engine()
-    before = engine.learned
+    before = engine.books.learned
     monkeypatch.setitem(sys.modules, "psycopg", None)
     with pytest.raises(LearnedStoreError, match=re.escape('pip install "ponderosa[postgres]"')):
         engine.options.set("LearnStore", "postgresql://gang@db.example/learned")
-    assert engine.learned is before and engine.learner.store is before and engine.book.learned is before
+    assert engine.books.learned is before and engine.learner.store is before and engine.book.learned is before
 
 
 def test_the_engine_learns_into_a_postgresql_store(postgres_location: str, tmp_path: Path,
@@ -288,8 +288,8 @@ def test_the_engine_learns_into_a_postgresql_store(postgres_location: str, tmp_p
     monkeypatch.chdir(tmp_path)
     engine = Engine()
     engine.options.set("LearnStore", postgres_location)
-    assert engine.learned.location == postgres_location and engine.book.learned is engine.learned
-    engine.learned.record_game(GameLearning("g", book=[LearnedUpdate(KEY, "e2e4", 30.0)]))
+    assert engine.books.learned.location == postgres_location and engine.book.learned is engine.books.learned
+    engine.books.learned.record_game(GameLearning("g", book=[LearnedUpdate(KEY, "e2e4", 30.0)]))
     assert open_learned_store(postgres_location).learned_moves(KEY)["e2e4"].count == 1
     assert not (tmp_path / learned.DEFAULT_LEARNED_FILE).exists()
 

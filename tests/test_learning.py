@@ -143,7 +143,7 @@ def test_result_learning_flags_the_last_choice_as_it_was_when_chosen(workdir: Pa
 def test_the_threshold_decides_which_book_moves_are_playable(workdir: Path) -> None:
     engine = paper_engine(workdir)
     key = board_after(AFTER_3_A6).key
-    engine.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b1c3", -90.0)]))
+    engine.books.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b1c3", -90.0)]))
 
     def at_move_4() -> tuple[dict[str, str], int | None, int, str | None]:
         """Each book move's status, the playable moves counted by the book and by learning, and
@@ -222,7 +222,7 @@ def test_result_learning_flags_the_last_choice_forever(workdir: Path) -> None:
     assert chosen in ("g1f3", "f1c4")
     engine.play_own_move(chosen)
     engine.finish_game("0-1")   # the engine played White and lost
-    learned = engine.learned.learned_moves(board_after(["e2e4", "e7e5"]).key)
+    learned = engine.books.learned.learned_moves(board_after(["e2e4", "e7e5"]).key)
     assert learned[chosen].never
     engine.new_game()
     engine.make_move("e2e4")

@@ -51,7 +51,7 @@ if mode == "learn":
     record = GameRecord("position-test", fen, [first, reply, "a2a3", "a7a6"], True,
                         samples={0: SearchSample(20, 10), 2: SearchSample(-600, 10)})
     learning = engine.learner.book_learning(record, LEARN_POSITION)
-    engine.learned.record_game(learning)
+    engine.books.learned.record_game(learning)
     print(json.dumps([entry.key for entry in learning.positions]))
 else:
     engine.set_position(fen)
@@ -92,7 +92,7 @@ def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: 
     for _ in range(2):
         play_learning_game(engine, opponent)
         engine.finish_game("0-1")
-    original = engine.learned.dump()
+    original = engine.books.learned.dump()
     assert original["book_learning"] and (workdir / BOOK_LRN).is_file()
 
     for clear in (False, True):
@@ -100,19 +100,20 @@ def test_learning_export_and_import_round_trip(workdir: Path, tmp_path_factory: 
         (other / "book.bin").write_bytes((workdir / "book.bin").read_bytes())
         monkeypatch.chdir(other)   # a fresh engine: its own learned store and .lrn files
         fresh = Engine()
-        assert fresh.learned.location != engine.learned.location and fresh.learned.dump()["book_learning"] == []
+        assert fresh.books.learned.location != engine.books.learned.location
+        assert fresh.books.learned.dump()["book_learning"] == []
         fresh.book.close()
         fresh.book.use_book(str(other / "book.bin"))
         first_playable_settings(fresh)
         if clear:   # something learned before, wiped by the import
-            fresh.learned.record_game(fresh.learner.book_learning(
+            fresh.books.learned.record_game(fresh.learner.book_learning(
                 GameRecord("old", chess.STARTING_FEN, ["e2e4", "e7e5", "g1f3", "b8c6", "d2d4"], True,
                            samples={4: SearchSample(-50, 5)}), 1) or pytest.fail("no learning"))
-            assert fresh.learned.dump() != original
+            assert fresh.books.learned.dump() != original
         assert fresh.import_learning(str(workdir / BOOK_LRN), clear=clear) == 4   # 2 games: book + result
         if (workdir / POSITION_LRN).is_file():
             fresh.import_learning(str(workdir / POSITION_LRN))
-        assert fresh.learned.dump() == original
+        assert fresh.books.learned.dump() == original
         assert (other / BOOK_LRN).is_file()   # what it imported is in its own book.lrn too
 
 
@@ -169,10 +170,10 @@ def test_learning_survives_a_book_rebuild(workdir: Path) -> None:
     engine = paper_engine(workdir)
     opponent = paper_opponent()
     play_learning_game(engine, opponent)
-    before = engine.learned.dump()["book_learning"]
+    before = engine.books.learned.dump()["book_learning"]
     assert before
     engine.book_files.create_book([str(workdir / "paper.pgn")], 60)
-    assert engine.learned.dump()["book_learning"] == before
+    assert engine.books.learned.dump()["book_learning"] == before
     assert learned_value(engine, AFTER_3_A6, "b1c3") < 0
     engine.new_game()
     for move in AFTER_3_A6:
@@ -207,15 +208,15 @@ def test_dynamic_values_and_the_postbook(workdir: Path) -> None:
     record = GameRecord("won", chess.STARTING_FEN, moves, True, result="1-0",
                         samples={8: SearchSample(220, 10), 10: SearchSample(240, 10)})
     learning = learner.result_learning(record, 7)
-    assert learning is not None and engine.learned.record_game(learning)
-    own = engine.learned.learned_moves(board_after(AFTER_3_A6).key)["b5a4"]
+    assert learning is not None and engine.books.learned.record_game(learning)
+    own = engine.books.learned.learned_moves(board_after(AFTER_3_A6).key)["b5a4"]
     assert (own.own_games, own.own_points) == (1, 1.0)
     # Black's book moves are not the engine's own: no dynamic values for them.
-    assert engine.learned.learned_moves(board_after(AFTER_3_A6[:-1]).key).get("a7a6") is None
+    assert engine.books.learned.learned_moves(board_after(AFTER_3_A6[:-1]).key).get("a7a6") is None
     # 5. O-O left the book clearly favourable (+220, +240 for White; figure 2.1 trusts a good score
     # only a quarter at depth 10, which leaves +60, above the PostBook's +50): it plays it now.
     out_of_book = AFTER_3_A6 + ["b5a4", "g8f6"]
-    assert [entry.move for entry in engine.learned.postbook_moves(board_after(out_of_book).key)] == ["e1g1"]
+    assert [entry.move for entry in engine.books.learned.postbook_moves(board_after(out_of_book).key)] == ["e1g1"]
     engine.new_game()
     for move in out_of_book:
         engine.make_move(move)
@@ -226,8 +227,8 @@ def test_dynamic_values_and_the_postbook(workdir: Path) -> None:
     bad = GameRecord("bad", chess.STARTING_FEN, out_of_book + ["e1g1", "f8e7", "f1e1", "b7b5"], True,
                      samples={10: SearchSample(-400, 12), 12: SearchSample(-450, 12)})
     bad_learning = learner.book_learning(bad, 1)
-    assert bad_learning is not None and engine.learned.record_game(bad_learning)
-    assert engine.learned.learned_moves(board_after(out_of_book).key)["e1g1"].value < -100
+    assert bad_learning is not None and engine.books.learned.record_game(bad_learning)
+    assert engine.books.learned.learned_moves(board_after(out_of_book).key)["e1g1"].value < -100
     assert engine.book_probe().move is None
 
 
@@ -238,7 +239,7 @@ def test_terra_selection_uses_the_engines_own_results(workdir: Path) -> None:
     settings.book_limit, settings.terra_limit = 0, 40
     lost = GameRecord("lost", chess.STARTING_FEN, AFTER_3_A6 + ["b1c3", "a6b5"], True, result="0-1")
     learning = engine.learner.result_learning(lost, 0)   # no result learning: only the dynamic values
-    assert learning is not None and engine.learned.record_game(learning)
+    assert learning is not None and engine.books.learned.record_game(learning)
     engine.new_game()
     for move in AFTER_3_A6:
         engine.make_move(move)
@@ -253,8 +254,8 @@ def test_learning_aging_fades_mild_values_of_skipped_moves(workdir: Path) -> Non
     from ponderosa.engine.learning.store import GameLearning
     engine = paper_engine(workdir)
     key = board_after(AFTER_3_A6).key
-    engine.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b5a4", -150.0)]))
-    engine.learned.record_game(GameLearning("bad", never=[(key, "b1c3")]))
+    engine.books.learned.record_game(GameLearning("mild", book=[LearnedUpdate(key, "b5a4", -150.0)]))
+    engine.books.learned.record_game(GameLearning("bad", never=[(key, "b1c3")]))
     engine.book.aging = True
     engine.new_game()
     for move in AFTER_3_A6:
@@ -263,9 +264,9 @@ def test_learning_aging_fades_mild_values_of_skipped_moves(workdir: Path) -> Non
     for _ in range(3):
         probe = engine.book_probe()
         assert probe.move is None   # Nc3 never, Ba4 below -100: nothing playable, so both are skipped
-        values.append(engine.learned.learned_moves(key)["b5a4"].value)
+        values.append(engine.books.learned.learned_moves(key)["b5a4"].value)
     assert values[0] > -150 and values[2] > values[1] > values[0]
-    assert engine.learned.learned_moves(key)["b1c3"].never
+    assert engine.books.learned.learned_moves(key)["b1c3"].never
 
 
 def test_a_torn_last_learning_record_is_skipped_and_a_broken_one_named(workdir: Path,
@@ -304,7 +305,7 @@ def test_learn_0_learns_and_writes_nothing(workdir: Path) -> None:
     moves = play_learning_game(engine, paper_opponent())
     engine.finish_game("0-1")
     assert not (workdir / BOOK_LRN).exists() and not (workdir / POSITION_LRN).exists()
-    assert all(engine.learned.learned_moves(board_after(moves[:ply]).key) == {} for ply in range(len(moves)))
+    assert all(engine.books.learned.learned_moves(board_after(moves[:ply]).key) == {} for ply in range(len(moves)))
     engine.learner.mask = 7   # the same game learned with learning on does leave them
     play_learning_game(engine, paper_opponent())
     engine.finish_game("0-1")

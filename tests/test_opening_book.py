@@ -201,10 +201,10 @@ def test_user_values_from_move_nags_last_one_wins(workdir: Path) -> None:
     console, out = console_for(engine)
     console.execute(f"bookeval {lines}")
     board = Board()
-    values = engine.learned.user_values(board.key)
+    values = engine.books.learned.user_values(board.key)
     assert values == {"e2e4": 75}   # !!, then ?, then ! : the last one found
     board.push_uci("e2e4")
-    assert engine.learned.user_values(board.key) == {"c7c6": 15, "e7e5": 75}
+    assert engine.books.learned.user_values(board.key) == {"c7c6": 15, "e7e5": 75}
 
 
 def test_user_values_survive_a_book_rebuild(workdir: Path) -> None:
@@ -216,7 +216,7 @@ def test_user_values_survive_a_book_rebuild(workdir: Path) -> None:
     console.execute("e4")
     console.execute("bookeval 60")
     console.execute(f"book create {pgn} 10")
-    assert engine.learned.user_values(Board().key) == {"e2e4": 60}
+    assert engine.books.learned.user_values(Board().key) == {"e2e4": 60}
 
 
 def test_exported_polyglot_book_gives_the_same_start_moves(workdir: Path) -> None:

@@ -167,7 +167,7 @@ def test_options_take_effect_on_the_engine(tmp_path: Path) -> None:
     assert "info string" not in out.getvalue()
     assert engine.tt.size <= 8 * 1024 * 1024 < 64 * 1024 * 1024 and engine.multi_pv == 4 and engine.draw_score == -30
     assert not engine.book.enabled and engine.book.settings.random_mode == 0 and engine.book.settings.width == 2
-    assert engine.learner.mask == 3 and str(tmp_path / "store.db") in str(engine.learned.location)
+    assert engine.learner.mask == 3 and str(tmp_path / "store.db") in str(engine.books.learned.location)
     assert engine.books.learn_threshold == -120
     assert uci_session.analyse_mode and not uci_session.ponder_enabled
 

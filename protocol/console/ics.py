@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NoReturn
 
 from ponderosa.engine import ics
-from ponderosa.protocol.console.commands import Command, CommandError
+from ponderosa.protocol.console.commands import Command, CommandError, set_option
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
@@ -87,11 +87,11 @@ def cmd_list(console: Console, args: list[str]) -> None:
 
 
 def cmd_whisper(console: Console, args: list[str]) -> None:
-    console.engine.ics.whisper_level = _level(args, "whisper")
+    set_option(console, "whisper", _level(args, "whisper"))
 
 
 def cmd_kibitz(console: Console, args: list[str]) -> None:
-    console.engine.ics.kibitz_level = _level(args, "kibitz")
+    set_option(console, "kibitz", _level(args, "kibitz"))
 
 
 def cmd_greet(console: Console, args: list[str]) -> None:
@@ -112,13 +112,12 @@ def cmd_name(console: Console, args: list[str]) -> None:
     handle = ics.clean_handle(args[0])
     if handle is None:
         _fail(f"not a server login name: {args[0][:40]!r}")
-    console.engine.ics.opponent_name = handle
-    console.engine.learner.opponent = handle
+    console.engine.name_opponent(handle)
     _plan_summary(console)
 
 
 def cmd_computer(console: Console, args: list[str]) -> None:
-    console.engine.ics.opponent_computer = True
+    console.engine.name_opponent(computer=True)
     _plan_summary(console)
 
 

@@ -66,7 +66,8 @@ def cmd_evaluation(console: Console, args: list[str]) -> None:
 
 def cmd_noise(console: Console, args: list[str]) -> None:
     usage = "noise N  (nodes before thinking, whispers and kibitzes are shown)"
-    console.noise_nodes = console.engine.ics.noise_nodes = positive_int(args, usage, minimum=0)
+    console.noise_nodes = positive_int(args, usage, minimum=0)
+    set_option(console, "noise", console.noise_nodes)
 
 
 def cmd_alarm(console: Console, args: list[str]) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ponderosa.engine.bench import BENCH_DEPTH
 from ponderosa.engine.errors import EngineError
 from ponderosa.engine.genfens import GenfensOptions
 from ponderosa.engine.search import SearchResult
@@ -41,7 +40,7 @@ def cmd_perf(console: Console, args: list[str]) -> None:
 
 def cmd_bench(console: Console, args: list[str]) -> None:
     usage = "bench [DEPTH [THREADS]]"
-    depth = positive_int(args[:1], usage) if args else BENCH_DEPTH
+    depth = positive_int(args[:1], usage) if args else None   # None: the bench's own depth
     threads = positive_int(args[1:], usage) if len(args) > 1 else 1   # one: the signature
     threads_row = console.engine.options.find("smpmt", "console")
     if len(args) > 2 or threads_row is None or threads > threads_row.high:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Callable
 import chess
 
 from ponderosa.engine import ics
-from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.search import SearchResult, Thinking, mate_distance
 from ponderosa.protocol.xboard.thinking import san_text
@@ -27,43 +26,26 @@ if TYPE_CHECKING:
 log = logging.getLogger("ponderosa.xboard")
 
 MAX_SCORES_KEPT = 16
-# The book selection's knobs, which a game plan saves and puts back through the engine's options.
-BOOK_SETTINGS = tuple(field.name for field in dataclasses.fields(BookSettings))
-
-
-def book_settings(engine: Engine) -> BookSettings:
-    """The engine's book selection settings, as one value (read through its options)."""
-    settings = BookSettings()
-    for name in BOOK_SETTINGS:
-        setattr(settings, name, engine.options.book_setting(name))
-    return settings
-
-
-def set_book_settings(engine: Engine, settings: BookSettings) -> None:
-    for name in BOOK_SETTINGS:
-        engine.options.set_book_setting(name, getattr(settings, name))
-
-
 class PlanInForce:
     """Applies a game plan's draw score and book to the engine, and undoes it when the game
     ends, so that the operator's own settings come back for the next opponent."""
 
     def __init__(self) -> None:
-        self.saved: tuple[int, BookSettings] | None = None
+        self.saved: tuple[int, object] | None = None
         self.plan: ics.GamePlan | None = None
 
     def apply(self, engine: Engine, plan: ics.GamePlan) -> None:
         self.restore(engine)
-        self.saved = (engine.draw_score, book_settings(engine))
+        self.saved = (engine.draw_score, engine.options.book_selection())
         engine.options.set("drawscore", plan.draw_score)
         if plan.book_width is not None:
-            set_book_settings(engine, ics.selective_book(self.saved[1]))
+            engine.options.narrow_book_selection()
         self.plan = plan
 
     def restore(self, engine: Engine) -> None:
         if self.saved is not None:
             engine.options.set("drawscore", self.saved[0])
-            set_book_settings(engine, self.saved[1])
+            engine.options.restore_book_selection(self.saved[1])
         self.saved, self.plan = None, None
 
 
@@ -74,6 +56,7 @@ class ServerPlay:
     def __init__(self, session: XBoardSession) -> None:
         self.session = session
         self.engine = session.engine
+        self.settings = session.engine.ics   # the engine's server rules: lists, levels, the opponent
         self.finger_sent = False
         self.plan_in_force = PlanInForce()
         self.chatter_limit = ics.RateLimit()
@@ -82,14 +65,14 @@ class ServerPlay:
     def new_game(self) -> None:
         """Forget the opponent and the per-game state (XBoard's `new`): names come after it."""
         self.plan_in_force.restore(self.engine)
-        self.engine.ics.forget_opponent()
+        self.settings.forget_opponent()
         self.game_started = False
         self.announced_mate: int | None = None
         self.last_offer_move: int | None = None
 
     @property
     def on(self) -> bool:
-        return self.engine.ics.enabled
+        return self.settings.enabled
 
     def result(self, args: str) -> None:
         """A `result` line: odd ones (long, unicode comments) are logged; the plan ends."""
@@ -108,7 +91,7 @@ class ServerPlay:
         if not self.on or self.game_started:
             return
         self.game_started = True
-        settings = self.engine.ics
+        settings = self.settings
         opponent = settings.opponent()
         base = self.plan_in_force.saved[0] if self.plan_in_force.saved else self.engine.draw_score
         plan = ics.game_plan(settings, opponent, settings.ratings, base)
@@ -130,6 +113,10 @@ class ServerPlay:
         greeting = ics.greeting_text(settings, opponent, plan)
         if greeting:
             out.line(f"tellall {greeting}")
+
+    def lag_allowance(self) -> float:
+        """Seconds a move is held back for the server's lag (none off a server)."""
+        return self.settings.lag_seconds * self.settings.enabled
 
     def should_resign(self, result: SearchResult) -> bool | None:
         """Server mode's resignation rule (None outside server mode: the usual rule decides)."""
@@ -157,7 +144,7 @@ class ServerPlay:
         pieces = chess.popcount(board.occupied & ~board.pawns & ~board.kings)
         since = None if self.last_offer_move is None else board.fullmove_number - self.last_offer_move
         offer = ics.offers_draw(self.session.last_scores, self.engine.draw_score, board.fullmove_number, pieces,
-                                since, self.engine.ics.opponent(), plan.offer_draws)
+                                since, self.settings.opponent(), plan.offer_draws)
         if offer:
             self.last_offer_move = board.fullmove_number
         return offer
@@ -194,7 +181,7 @@ class ServerPlay:
             announcement = ics.mate_announcement(level, mate, self.announced_mate)
             if announcement:
                 lines.append((kind, announcement))
-            report = ics.move_report(min(level, 4), summary, self.engine.ics.noise_nodes)
+            report = ics.move_report(min(level, 4), summary, self.settings.noise_nodes)
             if report:
                 lines.append((kind, report))
         self.announced_mate = ics.next_announced_mate(mate)
@@ -216,7 +203,7 @@ class ServerPlay:
         white = board.turn == chess.WHITE
         lines = [(kind, ics.iteration_report(level, report.depth, report.score, report.bound, report.seconds,
                                              report.nodes, san_text(board, report.pv),
-                                             mate_distance(report.score), white, self.engine.ics.noise_nodes))
+                                             mate_distance(report.score), white, self.settings.noise_nodes))
                  for kind, level in levels]
         lines = [(kind, text) for kind, text in lines if text]
         if lines and self.chatter_limit.allow(time.monotonic()):
@@ -235,9 +222,8 @@ def ics_host(session: XBoardSession, args: str) -> None:
 
 
 def name(session: XBoardSession, args: str) -> None:
-    session.engine.learner.opponent = args or "?"
     handle = ics.clean_handle(args) if args.strip() else None
-    session.engine.ics.opponent_name = handle or ""
+    session.engine.name_opponent(handle or "", learned_as=args)
 
 
 def rating(session: XBoardSession, args: str) -> None:
@@ -250,7 +236,7 @@ def rating(session: XBoardSession, args: str) -> None:
 
 
 def computer(session: XBoardSession, args: str) -> None:
-    session.engine.ics.opponent_computer = True
+    session.engine.name_opponent(computer=True)
 
 
 ICS_COMMANDS: dict[str, Callable[[XBoardSession, str], None]] = {

@@ -182,7 +182,7 @@ class XBoardSession:
 
     def _lag_seconds(self) -> float:
         """The server's lag allowance, in server mode only."""
-        return self.engine.ics.lag_seconds * self.engine.ics.enabled
+        return self.ics.lag_allowance()
 
     def start_thinking(self) -> None:
         """The engine is on move: claim a finished game, or search and later play a move."""
