@@ -316,14 +316,14 @@ def test_T49b_quit_mid_search(xb: Start) -> None:
     engine.send("st 30", "go")
     time.sleep(0.3)
     engine.send("quit")
-    engine.process.wait(1.0)
+    engine.process.wait(allowed(1.0))
 
 
 def test_T49c_eof(xb: Start) -> None:
     engine = xb()
     assert engine.process.stdin is not None
     engine.process.stdin.close()
-    engine.process.wait(2.0)
+    engine.process.wait(allowed(2.0))
 
 
 def test_case_list_is_complete() -> None:
