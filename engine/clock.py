@@ -31,7 +31,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ponderosa.engine.limits import DEFAULT_MOVE_OVERHEAD_MS
+from ponderosa.engine.limits import DEFAULT_MOVE_OVERHEAD_MS, DEFAULT_SECONDS_PER_MOVE
 
 MIN_BUDGET = 0.003           # no budget is smaller: the search always completes its first iteration
 MOVE_OVERHEAD = DEFAULT_MOVE_OVERHEAD_MS / 1000   # GUI, pipe and process latency of a move (s)
@@ -375,8 +375,10 @@ def budget_from_clocks(own_seconds: float, opponent_seconds: float | None = None
                     move_overhead=move_overhead)
 
 
-def budget_for_move_time(seconds: float, move_overhead: float = MOVE_OVERHEAD) -> TimeBudget:
-    """A fixed time for this move (UCI's go movetime, XBoard's st): less the move overhead."""
+def budget_for_move_time(seconds: float | None, move_overhead: float = MOVE_OVERHEAD) -> TimeBudget:
+    """A fixed time for this move (UCI's go movetime, XBoard's st; None: the engine's default for a
+    search with no limit given), less the move overhead."""
+    seconds = DEFAULT_SECONDS_PER_MOVE if seconds is None else seconds
     return allocate(TimeControl(seconds_per_move=max(0.0, seconds)), None, None, 0, move_overhead=move_overhead)
 
 

@@ -29,10 +29,11 @@ from ponderosa.engine.engine_options import EngineOptions, EngineSummary, Option
 from ponderosa.engine.game_state import GameState, IllegalMoveError
 from ponderosa.engine.genfens import GenfensOptions, Opening, opening_fens
 from ponderosa.engine.ics import IcsSettings
+from ponderosa.engine.limits import DEFAULT_SECONDS_PER_MOVE
 from ponderosa.engine.opponent import Opponent
 from ponderosa.engine.records import Players
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
-from ponderosa.engine.search_control import DEFAULT_SECONDS_PER_MOVE, SearchControl
+from ponderosa.engine.search_control import SearchControl
 from ponderosa.engine.testsuite import TestPosition
 from ponderosa.engine.write_errors import WriteErrors
 

@@ -103,10 +103,14 @@ class EngineOptions:
         self._tablebases = parts.tablebases
         self._front_end: FrontEndSettings | None = None
 
-    def attach(self, front_end: FrontEndSettings) -> None:
+    def attach(self, front_end: FrontEndSettings, protocol: str) -> None:
         """The front end whose own settings (Ponder, Log, Move Overhead, ...) the rows marked
-        front_end read and change."""
+        front_end read and change; each such row its protocol ("uci", "xboard") offers starts at
+        the table's default, except the log, which may be on before the front end starts."""
         self._front_end = front_end
+        for option in self.rows(protocol):
+            if option.front_end and option.report != "log":
+                option.apply(front_end, option.default)
 
     @staticmethod
     def rows(front_end: str) -> tuple[Option, ...]:

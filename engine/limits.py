@@ -31,6 +31,9 @@ FULL_ELO = 3100
 # move's time by engine/clock.py. The default, 30, beat 100 by SPRT at 10+0.1 with no time loss in
 # its 1,029 games; on a heavily loaded machine 100 was needed (docs/TIME.md).
 DEFAULT_MOVE_OVERHEAD_MS = 30
+
+# A search with no limit given (a bare `go`, the console without sd/st/sn): seconds for the move.
+DEFAULT_SECONDS_PER_MOVE = 5.0
 MOVE_OVERHEAD_RANGE_MS = (0, 5000)
 
 # Crafty's `learn N` bitmask: 1 book, 2 positions, 4 results; everything on by default, as in Crafty.

@@ -237,7 +237,7 @@ OPTIONS: tuple[Option, ...] = (
            set=_uci_opponent),
     Option("Log", CHECK, False, help="log the protocol (ponderosa.log) and, in XBoard, the game files",
            get=lambda front: front.log, set=lambda front, on: front.set_log(on),
-           xboard="Log", xboard_rank=6, front_end=True),
+           xboard="Log", xboard_rank=6, report="log", front_end=True),
     Option("UCI_Chess960", CHECK, False, help="Chess960: castling as king takes rook; no book or learning",
            get=lambda parts: parts.state.chess960, set=_chess960),
     Option("UCI_LimitStrength", CHECK, False, help="play at the level UCI_Elo sets",

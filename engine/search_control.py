@@ -9,7 +9,7 @@ from typing import Callable
 
 from ponderosa.core_ext.core import Board, Evaluator, TranspositionTable
 from ponderosa.engine.book.opening_book import BookProbe
-from ponderosa.engine.limits import DEFAULT_HASH_BYTES, DEFAULT_PAWN_HASH_BYTES
+from ponderosa.engine.limits import DEFAULT_HASH_BYTES, DEFAULT_PAWN_HASH_BYTES, DEFAULT_SECONDS_PER_MOVE
 from ponderosa.engine.nnue.choice import EvaluationChoice
 from ponderosa.engine.search import Searcher, SearchLimits, SearchResult, Thinking
 from ponderosa.engine.settings import SearchSettings
@@ -17,7 +17,6 @@ from ponderosa.engine.strength import LevelSearch, StrengthLevel
 from ponderosa.engine.tablebases import Tablebases
 from ponderosa.engine.worker import HelperPool, SearchWorker
 
-DEFAULT_SECONDS_PER_MOVE = 5.0
 BOOK_SEARCH_TIME_DIVISOR = 4   # book random 0 searches the book moves in a quarter of the usual time
 
 Finished = Callable[[int, SearchResult], None]

@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.book.opening_book import BookProbe
 from ponderosa.engine.clock import (
-    MOVE_OVERHEAD,
     TimeBudget,
     budget_for_move_time,
     budget_from_clocks,
     deadline_seconds,
 )
-from ponderosa.engine.engine import DEFAULT_SECONDS_PER_MOVE, IllegalMoveError
+from ponderosa.engine.engine import IllegalMoveError
 from ponderosa.engine.search import MAX_DEPTH, SearchLimits
 from ponderosa.protocol.uci.options import report_applied
 
@@ -92,7 +91,7 @@ def move_budget(go: GoCommand, white: bool, pondering: bool, move_overhead: floa
 
 
 def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool,
-                  move_overhead: float = MOVE_OVERHEAD) -> SearchLimits:
+                  move_overhead: float) -> SearchLimits:
     """The limits of a `go` search of this kind (think, ponder or infinite)."""
     numbers = go.numbers
     depth = min(numbers.get("depth") or 0, MAX_DEPTH) or None
@@ -110,7 +109,7 @@ def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool,
     if budget is None:
         if depth is not None or nodes is not None:
             return SearchLimits(depth=depth, nodes=nodes, mate=mate)
-        budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE, move_overhead)   # a bare `go`: the engine's default
+        budget = budget_for_move_time(None, move_overhead)   # a bare `go`: the engine's default time
     soft, hard = deadline_seconds(budget.soft_seconds), deadline_seconds(budget.hard_seconds)
     return SearchLimits(depth=depth, nodes=nodes, soft_seconds=min(soft, hard), hard_seconds=hard, mate=mate)
 
@@ -212,7 +211,7 @@ def ponderhit(session: UciSession, args: str) -> None:
     if budget is None:
         if "depth" in active.go.numbers or "nodes" in active.go.numbers or "mate" in active.go.numbers:
             return   # the depth or node limit ends it, as it would have without pondering
-        budget = budget_for_move_time(DEFAULT_SECONDS_PER_MOVE, session.move_overhead)
+        budget = budget_for_move_time(None, session.move_overhead)
     hard = deadline_seconds(budget.hard_seconds)
     session.engine.set_time_budget(min(deadline_seconds(budget.soft_seconds), hard), hard)
 

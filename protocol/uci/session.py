@@ -13,7 +13,6 @@ from typing import Callable, TextIO
 
 import chess
 
-from ponderosa.engine.clock import MOVE_OVERHEAD
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.engine.wdl import material_count, wdl
@@ -54,10 +53,10 @@ class UciSession:
         self.active: ActiveSearch | None = None
         self.ponder_enabled = True          # option Ponder: pondering is expected (more time per move)
         self.analyse_mode = False           # UCI_AnalyseMode: no book moves, nothing recorded for learning
-        self.move_overhead = MOVE_OVERHEAD  # Move Overhead (seconds): kept back from every move's time
+        self.move_overhead = 0.0            # Move Overhead (seconds): kept back from every move's time
         self.show_wdl = False               # UCI_ShowWDL: info lines carry the win/draw/loss chances
         self._held: deque[tuple] = deque()  # events read while waiting for a stopped search's result
-        engine.options.attach(UciFrontEnd(self))   # the rows of the session's own settings
+        engine.options.attach(UciFrontEnd(self), "uci")   # the session's own settings, at their defaults
 
     # -- the loop ---------------------------------------------------------------
 

@@ -3,17 +3,15 @@ and the time budget of a move that follows from them; the flag claim (Crafty's `
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from ponderosa.engine.clock import (
-    MIN_BUDGET,
-    MOVE_OVERHEAD,
     TimeBudget,
     TimeControl,
     allocate,
+    deadline_seconds,
     parse_level,
     parse_st,
 )
@@ -39,7 +37,7 @@ class XBoardClock:
     node_rate: int | None = None        # `nps`: the clock counts nodes at this rate
     usage_percent: int = 0
     operator_seconds: float = 0.0
-    move_overhead: float = MOVE_OVERHEAD   # option MoveOverhead, in seconds: kept back from every move's time
+    move_overhead: float = 0.0   # option MoveOverhead, in seconds (the session sets the table's default)
 
     def new_game(self) -> None:
         """XBoard's `new`: the limits and clocks go (the time control stays)."""
@@ -57,7 +55,7 @@ class XBoardClock:
         """(soft, hard) seconds for the move: the clock module's allocation, as a deadline the
         search can represent (a huge `st` or clock would overflow it)."""
         budget = self._time_budget(pondering, lag_seconds)
-        soft, hard = _bounded_seconds(budget.soft_seconds), _bounded_seconds(budget.hard_seconds)
+        soft, hard = deadline_seconds(budget.soft_seconds), deadline_seconds(budget.hard_seconds)
         return min(soft, hard), hard
 
     def think_limits(self, pondering: bool, lag_seconds: float) -> SearchLimits:
@@ -145,9 +143,3 @@ def _clock_seconds(text: str) -> float | None:
         return None
     return min(max(0.0, float(text)) / 100, MAX_SECONDS)
 
-
-def _bounded_seconds(seconds: float) -> float:
-    """A time limit the search can turn into a nanosecond deadline."""
-    if math.isnan(seconds):
-        return MIN_BUDGET
-    return min(max(seconds, MIN_BUDGET), MAX_SECONDS)

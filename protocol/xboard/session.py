@@ -67,7 +67,7 @@ class XBoardSession:
         self.tablebase_messages_told: set[str] = set()   # each said once per process, not per game
         self.ics = ServerPlay(self)
         self.ponder_output = PonderOutputHold(self.out)   # a ponder search's first lines wait for the next command
-        engine.options.attach(XBoardFrontEnd(self))       # the rows of the session's own settings
+        engine.options.attach(XBoardFrontEnd(self), "xboard")   # the session's own settings, at their defaults
 
     # -- the loop ---------------------------------------------------------------
 
