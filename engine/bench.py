@@ -12,7 +12,11 @@ from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.engine.testsuite import TestPosition, read_suite
 
 if TYPE_CHECKING:
-    from ponderosa.engine.engine import Engine
+    from ponderosa.engine.game_state import GameState
+    from ponderosa.engine.search_control import SearchControl
+
+    # The engine's search of its current position: limits, thinking lines, whether to go on.
+    Think = Callable[[SearchLimits, Callable[[Thinking], None] | None, Callable[[int, str], bool]], SearchResult]
 
 # Middlegames and endgames from well-known test sets (Bratko-Kopec, perft and CPW positions).
 BENCH_POSITIONS = [
@@ -135,49 +139,49 @@ def _timed(kernel: Callable[[int], int], seconds: float) -> tuple[int, float]:
         repetitions *= 2 if elapsed > seconds / 8 else 8
 
 
-def run_bench(engine: Engine, depth: int = BENCH_DEPTH,
+def run_bench(state: GameState, control: SearchControl, depth: int = BENCH_DEPTH,
               on_position: Callable[[int, str, SearchResult], None] | None = None,
               threads: int = 1) -> BenchResult:
     """Search the bench positions to a fixed depth from cleared tables: same nodes every run
     with one thread (the signature); with more, the threads' race makes the count vary. Threads
     beyond the engine's own are started for the bench and ended after it (ResourceError if the
     machine will not start them); smpmax may leave fewer searching, and the result says so."""
-    saved = engine.board
-    own_threads = engine.helpers.threads
+    saved = state.board
+    own_threads = control.helpers.threads
     if threads > own_threads:
-        engine.settings.set_threads(threads)
-    used = engine.helpers.searching(threads)
+        control.settings.set_threads(threads)
+    used = control.helpers.searching(threads)
     nodes, seconds = 0, 0.0
     try:
         for index, fen in enumerate(BENCH_POSITIONS):
-            engine.state.board = Board(fen)
-            engine.helpers.clear()   # parked first: no helper may still be storing
-            engine.tt.wipe()
-            engine.evaluator.clear()
-            engine.searcher.core.clear()
-            result = engine.searcher.run(engine.board, SearchLimits(depth=depth), threads=threads, multi_pv=1)
+            state.board = Board(fen)
+            control.helpers.clear()   # parked first: no helper may still be storing
+            control.tt.wipe()
+            control.evaluator.clear()
+            control.searcher.core.clear()
+            result = control.searcher.run(state.board, SearchLimits(depth=depth), threads=threads, multi_pv=1)
             nodes += result.nodes
             seconds += result.seconds
             if on_position is not None:
                 on_position(index, fen, result)
     finally:
-        engine.state.board = saved
-        if engine.helpers.threads != own_threads:
-            engine.settings.set_threads(own_threads)
+        state.board = saved
+        if control.helpers.threads != own_threads:
+            control.settings.set_threads(own_threads)
     return BenchResult(len(BENCH_POSITIONS), depth, nodes, seconds, used)
 
 
-def run_suite(engine: Engine, path: str, early_exit: int | None = None,
+def run_suite(state: GameState, think: Think, limits: SearchLimits, path: str, early_exit: int | None = None,
               on_result: Callable[[TestPosition, SearchResult, bool], None] | None = None,
               on_thinking: Callable[[Thinking], None] | None = None) -> SuiteReport:
-    """Run a test suite with the engine's current limits; early_exit ends a search once the right
+    """Run a test suite with the given limits, each position searched by think; early_exit ends a search once the right
     move has been held for that many iterations. Raises SuiteError for a bad file."""
     positions = read_suite(path)
-    saved = engine.board
+    saved = state.board
     report = SuiteReport()
     try:
         for position in positions:
-            engine.state.board = Board(position.fen)
+            state.board = Board(position.fen)
             held = [0]
 
             def keep_going(depth: int, best: str, position: TestPosition = position,
@@ -185,7 +189,7 @@ def run_suite(engine: Engine, path: str, early_exit: int | None = None,
                 held[0] = held[0] + 1 if position.is_right(best) else 0
                 return early_exit is None or held[0] < early_exit
 
-            result = engine.think(engine.limits(), on_thinking, keep_going)
+            result = think(limits, on_thinking, keep_going)
             right = position.is_right(result.best_move)
             report.total += 1
             report.right += right
@@ -196,5 +200,5 @@ def run_suite(engine: Engine, path: str, early_exit: int | None = None,
             if on_result is not None:
                 on_result(position, result, right)
     finally:
-        engine.state.board = saved
+        state.board = saved
     return report

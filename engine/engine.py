@@ -379,7 +379,7 @@ class Engine:
 
     def bench(self, depth: int | None = None, on_position: Callable[[int, str, SearchResult], None] | None = None,
               threads: int = 1) -> BenchResult:
-        return run_bench(self, depth or BENCH_DEPTH, on_position, threads)
+        return run_bench(self.state, self.control, depth or BENCH_DEPTH, on_position, threads)
 
     def annotate(self, request: AnnotateRequest, progress: Progress | None = None) -> AnnotationReport:
         """Annotate the games of a PGN file (Crafty's annotate) on the engine's tables; ends a running search."""
@@ -395,4 +395,4 @@ class Engine:
     def run_suite(self, path: str, early_exit: int | None = None,
                   on_result: Callable[[TestPosition, SearchResult, bool], None] | None = None,
                   on_thinking: Callable[[Thinking], None] | None = None) -> SuiteReport:
-        return run_suite(self, path, early_exit, on_result, on_thinking)
+        return run_suite(self.state, self.think, self.limits(), path, early_exit, on_result, on_thinking)

@@ -77,7 +77,7 @@ def main() -> None:
         single, multi = Side(1), Side(args.threads)
         order = (single, multi) if round_number % 2 == 0 else (multi, single)
         for side in order:
-            run_bench(engine, args.depth, side)
+            run_bench(engine.state, engine.control, args.depth, side)
         report(single, multi, f"round {round_number + 1}")
         for total, part in ((single_total, single), (multi_total, multi)):
             total.seconds += part.seconds
