@@ -361,7 +361,7 @@ print('RESULT=' + json.dumps({'id': test.id}))
 """
 
 STATUS = """
-from OpenBench.models import PGN, Test
+from OpenBench.models import PGN, Result, Test
 t = Test.objects.get(id=ARGS['id'])
 fields = ('id', 'test_mode', 'games', 'wins', 'draws', 'losses', 'LL', 'LD', 'DD', 'DW', 'WW', 'currentllr',
           'lowerllr', 'upperllr', 'elolower', 'eloupper', 'max_games', 'passed', 'failed', 'finished', 'error',
@@ -369,6 +369,9 @@ fields = ('id', 'test_mode', 'games', 'wins', 'draws', 'losses', 'LL', 'LD', 'DD
 out = {f: getattr(t, f) for f in fields}
 out['dev'] = {'name': t.dev.name, 'sha': t.dev.sha, 'bench': t.dev.bench}
 out['base'] = {'name': t.base.name, 'sha': t.base.sha, 'bench': t.base.bench}
+rows = Result.objects.filter(test=t)
+out['crashes'] = sum(r.crashes for r in rows)
+out['timeloss'] = sum(r.timeloss for r in rows)
 out['pgns_pending'] = PGN.objects.filter(test_id=t.id, processed=False).count()
 out['pgns_stored'] = PGN.objects.filter(test_id=t.id).count()
 out['creation'] = str(t.creation)
@@ -466,7 +469,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--dev", required=True, help="a commit of this repository")
         p.add_argument("--dev-bench", type=int, help="its bench (default: measured from a build)")
         p.add_argument("--games", type=int, default=games_default)
-        p.add_argument("--workload-size", type=int, default=16, help="game pairs per workload handed out")
+        p.add_argument("--workload-size", type=int, default=8, help="OpenBench's workload size: a worker plays 4 x this many games per game at once it runs, "
+                            "then reports and asks again")
         p.add_argument("--info", default="")
         p.add_argument("--prebuilt", action="store_true",
                        help="hand the worker the build `test` made for the bench, so it does not build again")
