@@ -469,8 +469,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--dev", required=True, help="a commit of this repository")
         p.add_argument("--dev-bench", type=int, help="its bench (default: measured from a build)")
         p.add_argument("--games", type=int, default=games_default)
-        p.add_argument("--workload-size", type=int, default=8, help="OpenBench's workload size: a worker plays 4 x this many games per game at once it runs, "
-                            "then reports and asks again")
+        p.add_argument("--workload-size", type=int, default=8,
+                       help="OpenBench's workload size: a worker plays 4 x this many games for each game it "
+                            "plays at once, then reports and asks again")
         p.add_argument("--info", default="")
         p.add_argument("--prebuilt", action="store_true",
                        help="hand the worker the build `test` made for the bench, so it does not build again")
