@@ -6,6 +6,7 @@ of their own, running Ponderosa's tests and data generation (docs/OPENBENCH.md).
     python -m tools.openbench.local test --dir INST --dev REF --base REF --sprt --bounds 0,5 --wait
     python -m tools.openbench.local datagen --dir INST --dev REF --games 512 --tc N=5000 --wait
     python -m tools.openbench.local status --dir INST ID
+    python -m tools.openbench.local stop --dir INST ID
     python -m tools.openbench.local pgns --dir INST ID OUT.pgn.tar
     python -m tools.openbench.local down --dir INST
 
@@ -380,6 +381,21 @@ print('RESULT=' + json.dumps(out))
 """
 
 
+STOP = """
+from OpenBench.models import LogEvent, Test
+# As OpenBench/workloads/modify_workload.py's STOP: the worker is told to stop at its next report.
+t = Test.objects.get(id=ARGS['id'])
+t.finished = True
+LogEvent.objects.create(author=ARGS['user'], summary='STOP', log_file='', test_id=t.id)
+t.save()
+print('RESULT=' + json.dumps({'id': t.id, 'finished': t.finished}))
+"""
+
+
+def stop(inst: Path, test_id: int) -> dict:
+    return _shell(inst, STOP, {"id": test_id, "user": _state(inst)["user"]})
+
+
 def status(inst: Path, test_id: int) -> dict:
     return _shell(inst, STATUS, {"id": test_id})
 
@@ -500,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
 
     st = with_dir(sub.add_parser("status", help="the server's record of a workload, as JSON"))
     st.add_argument("id", type=int)
+    sp = with_dir(sub.add_parser("stop", help="stop a workload, as the web page's STOP does"))
+    sp.add_argument("id", type=int)
     pg = with_dir(sub.add_parser("pgns", help="copy a workload's PGN archive (ID.pgn.tar)"))
     pg.add_argument("id", type=int)
     pg.add_argument("out", type=Path)
@@ -533,6 +551,8 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(wait(inst, test_id, timeout=args.timeout)))
     elif args.command == "status":
         print(json.dumps(status(inst, args.id), indent=2))
+    elif args.command == "stop":
+        print(json.dumps(stop(inst, args.id)))
     elif args.command == "pgns":
         shutil.copy2(pgn_archive(inst, args.id), args.out)
     elif args.command == "down":
