@@ -453,12 +453,13 @@ def pgn_archive(inst: Path, test_id: int) -> Path:
 
 
 def pgn_text(archive: Path) -> str:
+    """The games of the archive's uploads, in the archive's order (the uploads'), as one PGN text."""
     import bz2
     texts = []
     with tarfile.open(archive) as tar:
-        for member in sorted(tar.getmembers(), key=lambda m: m.name):
-            texts.append(bz2.decompress(tar.extractfile(member).read()).decode("utf-8"))
-    return "".join(texts)
+        for member in tar.getmembers():
+            texts.append(bz2.decompress(tar.extractfile(member).read()).decode("utf-8").strip() + "\n\n")
+    return "".join(texts)   # each upload ends without a blank line: joined bare, two games would run together
 
 
 # -------------------------------------------------------------------------------------------- CLI
