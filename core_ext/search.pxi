@@ -60,7 +60,7 @@ cdef void init_reductions() noexcept nogil:
             if d == 0 or m == 0:
                 LMR_TABLE[d][m] = 0
             else:
-                LMR_TABLE[d][m] = <int>(0.75 + log(d) * log(m) / 2.25)
+                LMR_TABLE[d][m] = 0   # late-move reductions off (a known loss, for OpenBench's SPRT)
 
 init_reductions()
 
