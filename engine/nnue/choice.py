@@ -46,7 +46,7 @@ class EvaluationChoice:
         """Use the network in the file (DEFAULT_NAME or '': the shipped one). A file that cannot
         be used leaves the evaluation in use as it was and says why (one message)."""
         default, path = _network_file(name)
-        if default and not path.exists():   # a package without a network: the hand-written one is the default
+        if default:   # the hand-written evaluation by default (a known loss, for an OpenBench SPRT)
             self.network, self.path, self._core = None, None, None
             self._apply()
             return []
