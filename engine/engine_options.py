@@ -106,10 +106,10 @@ class EngineOptions:
     def attach(self, front_end: FrontEndSettings, protocol: str) -> None:
         """The front end whose own settings (Ponder, Log, Move Overhead, ...) the rows marked
         front_end read and change; each such row its protocol ("uci", "xboard") offers starts at
-        the table's default, except the log, which may be on before the front end starts."""
+        the table's default, unless the row keeps the value it has (the log)."""
         self._front_end = front_end
         for option in self.rows(protocol):
-            if option.front_end and option.report != "log":
+            if option.front_end and not option.keeps_value:
                 option.apply(front_end, option.default)
 
     @staticmethod

@@ -5,7 +5,7 @@ console's setting commands all render and parse from these rows; docs/PROTOCOL.m
 README list them from here (`python -m tools.options_doc render`).
 
 Light on purpose: the XBoard handshake renders the rows before the core has loaded, so this
-module imports only engine/limits.py. A row's effect is a function of the engine's parts
+module imports only engine/limits.py and engine/errors.py. A row's effect is a function of the engine's parts
 (engine/engine_options.py, OptionParts) or, for a front end's own setting (Ponder, Log, ...), of
 the front end attached to them (its FrontEndSettings)."""
 from __future__ import annotations
@@ -51,20 +51,23 @@ class Option:
     (None: not offered there), xboard_kind its control when not the row's kind (file, path) and
     xboard_command the XBoard command that sets it too (memory, cores, egtpath); console the
     words of the console's command for it (None: none). report says which of a
-    change's messages a front end shows as what (tablebases, evaluation, threads)."""
+    change's messages a front end shows as what (tablebases, evaluation, threads). A front end's
+    own row starts at its default when the front end is attached, unless keeps_value (the log
+    may be on before the front end starts)."""
 
     __slots__ = ("name", "kind", "default", "low", "high", "help", "applies", "uci", "xboard", "xboard_kind",
-                 "xboard_rank", "xboard_command", "console", "report", "front_end", "_get", "_set")
+                 "xboard_rank", "xboard_command", "console", "report", "front_end", "keeps_value", "_get",
+                 "_set")
 
     def __init__(self, name: str, kind: str, default: Any, low: int = 0, high: int = 0, *, help: str,
                  get: Callable[[Any], Any] | None = None, set: Callable[[Any, Any], Any] | None = None,
                  applies: str = NOW, uci: bool = True, xboard: str | None = None, xboard_kind: str | None = None,
                  xboard_rank: int = 0, xboard_command: str | None = None, console: str | None = None, report: str = "",
-                 front_end: bool = False) -> None:
+                 front_end: bool = False, keeps_value: bool = False) -> None:
         self.name, self.kind, self.default, self.low, self.high = name, kind, default, low, high
         self.help, self.applies, self.uci, self.xboard, self.xboard_kind = help, applies, uci, xboard, xboard_kind
         self.xboard_rank, self.xboard_command, self.console = xboard_rank, xboard_command, console
-        self.report, self.front_end = report, front_end
+        self.report, self.front_end, self.keeps_value = report, front_end, keeps_value
         self._get, self._set = get, set
 
     def __repr__(self) -> str:
@@ -123,12 +126,6 @@ class Option:
         if self.kind == CHECK:
             return f'option="{self.xboard} -check {int(bool(value))}"'
         return f'option="{self.xboard} -{self.xboard_kind or self.kind} {value}"'
-
-    def range_text(self) -> str:
-        if self.kind == SPIN:
-            return f"{self.low}..{self.high}"
-        return "true, false" if self.kind == CHECK else ""
-
 
 def _megabytes(size_bytes: int) -> int | float:
     value = size_bytes / MEGABYTE
@@ -237,7 +234,7 @@ OPTIONS: tuple[Option, ...] = (
            set=_uci_opponent),
     Option("Log", CHECK, False, help="log the protocol (ponderosa.log) and, in XBoard, the game files",
            get=lambda front: front.log, set=lambda front, on: front.set_log(on),
-           xboard="Log", xboard_rank=6, report="log", front_end=True),
+           xboard="Log", xboard_rank=6, front_end=True, keeps_value=True),
     Option("UCI_Chess960", CHECK, False, help="Chess960: castling as king takes rook; no book or learning",
            get=lambda parts: parts.state.chess960, set=_chess960),
     Option("UCI_LimitStrength", CHECK, False, help="play at the level UCI_Elo sets",

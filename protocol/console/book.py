@@ -13,6 +13,7 @@ from ponderosa.protocol.console.commands import (
     CommandError,
     number_argument,
     on_off,
+    option_row,
     option_value,
     positive_int,
     set_option,
@@ -231,8 +232,7 @@ def cmd_learn(console: Console, args: list[str]) -> None:
 def _learn_threshold(console: Console, args: list[str]) -> None:
     """learn threshold [CENTIPAWNS]: show or set the learned value below which a book move is not
     playable (the paper's -80 by default)."""
-    row = console.engine.options.find("learn threshold", "console")
-    assert row is not None
+    row = option_row(console, "learn threshold")
     usage = f"learn threshold CENTIPAWNS ({row.low}..{row.high}; the paper's {row.default} by default)"
     if args:
         try:

@@ -10,6 +10,7 @@ from ponderosa.engine.errors import EngineError
 from ponderosa.engine.search import mate_distance
 
 if TYPE_CHECKING:
+    from ponderosa.engine.option_table import Option
     from ponderosa.protocol.console.session import Console
 
 MEGABYTE = 1 << 20   # hash sizes: the console takes bytes, K, M and G; the option table's rows MB
@@ -23,11 +24,16 @@ class CommandError(Exception):
     """A command that cannot be carried out; its message is shown on one line."""
 
 
-def option_value(console: Console, words: str) -> Any:
-    """The value in use of the option table's row the console's words name (`hash`, `learn threshold`)."""
+def option_row(console: Console, words: str) -> Option:
+    """The option table's row of one of the console's own commands (`hash`, `learn threshold`)."""
     row = console.engine.options.find(words, "console")
     assert row is not None, f"no option row for the console's {words!r}"
-    return console.engine.options.get(row)
+    return row
+
+
+def option_value(console: Console, words: str) -> Any:
+    """The value in use of the option table's row the console's words name."""
+    return console.engine.options.get(option_row(console, words))
 
 
 def set_option(console: Console, words: str, value: object) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ponderosa.protocol.console.commands import Command, CommandError, option_value, set_option
+from ponderosa.protocol.console.commands import Command, CommandError, option_row, option_value, set_option
 from ponderosa.protocol.xboard.registration import install_xboard
 
 if TYPE_CHECKING:
@@ -19,8 +19,7 @@ def cmd_uci(console: Console, args: list[str]) -> None:
 
 
 def cmd_multipv(console: Console, args: list[str]) -> None:
-    row = console.engine.options.find("multipv", "console")
-    assert row is not None
+    row = option_row(console, "multipv")
     usage = f"multipv N  ({row.low}..{row.high} lines per iteration)"
     if not args:
         console.say(f"multipv {option_value(console, 'multipv')}")

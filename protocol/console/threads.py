@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ponderosa.protocol.console.commands import Command, CommandError, option_value, set_option
+from ponderosa.protocol.console.commands import Command, CommandError, option_row, option_value, set_option
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
@@ -17,12 +17,6 @@ def _count(console: Console, args: list[str], usage: str, low: int, high: int) -
     return int(args[0])
 
 
-def _most(console: Console, words: str) -> int:
-    row = console.engine.options.find(words, "console")
-    assert row is not None
-    return row.high
-
-
 def say_threads(console: Console) -> None:
     engine = console.engine
     console.say(f"search threads: {engine.threads} ({engine.searching_threads} per search; helpers from depth "
@@ -33,7 +27,7 @@ def cmd_smpmt(console: Console, args: list[str]) -> None:
     if not args:
         say_threads(console)
         return
-    most = _most(console, "smpmt")
+    most = option_row(console, "smpmt").high
     count = _count(console, args, f"smpmt=N  (threads, 0..{most}; 0 or 1: one thread)", 0, most)
     if count is not None and max(1, count) != console.engine.threads:   # the count in use: nothing to do or say
         console.engine.end_search()   # the silent ponder search ends: the count changes now, as the reply says
@@ -52,7 +46,7 @@ def cmd_smpmin(console: Console, args: list[str]) -> None:
 
 
 def cmd_smpmax(console: Console, args: list[str]) -> None:
-    most = _most(console, "smpmax")
+    most = option_row(console, "smpmax").high
     helpers = _count(console, args, f"smpmax N  (the most helper threads one search uses, 0..{most})", 0, most)
     if helpers is not None:
         set_option(console, "smpmax", helpers)

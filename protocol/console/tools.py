@@ -9,7 +9,7 @@ from ponderosa.engine.errors import EngineError
 from ponderosa.engine.genfens import GenfensOptions
 from ponderosa.engine.search import SearchResult
 from ponderosa.engine.testsuite import TestPosition
-from ponderosa.protocol.console.commands import CommandError, depth_argument, format_rate, positive_int
+from ponderosa.protocol.console.commands import CommandError, depth_argument, format_rate, option_row, positive_int
 
 if TYPE_CHECKING:
     from ponderosa.protocol.console.session import Console
@@ -42,8 +42,7 @@ def cmd_bench(console: Console, args: list[str]) -> None:
     usage = "bench [DEPTH [THREADS]]"
     depth = positive_int(args[:1], usage) if args else None   # None: the bench's own depth
     threads = positive_int(args[1:], usage) if len(args) > 1 else 1   # one: the signature
-    threads_row = console.engine.options.find("smpmt", "console")
-    if len(args) > 2 or threads_row is None or threads > threads_row.high:
+    if len(args) > 2 or threads > option_row(console, "smpmt").high:
         raise CommandError(f"usage: {usage}")
     console.engine.end_search()   # a silent ponder search ends: the bench may start threads
     try:

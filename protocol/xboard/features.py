@@ -14,11 +14,7 @@ PROTOCOL_FEATURES = (f'ping=1 setboard=1 playother=1 san=0 usermove=1 time=1 dra
                      f'pause=1 nps=1 debug=1 memory=1 smp=1 exclude=1 setscore=0')
 
 
-def row_default(option: Option) -> Any:
-    return option.default
-
-
-def feature_lines(value: Callable[[Option], Any] = row_default) -> list[str]:
+def feature_lines(value: Callable[[Option], Any] = lambda option: option.value(None)) -> list[str]:
     """Every line of the answer to `protover 2`, `feature done=1` last: the option table's XBoard
     rows with the values value(row) gives (the engine's values in use; without an engine, as the
     launcher answers before it has loaded, the rows' defaults). egt comes before the tablebase
