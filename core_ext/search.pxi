@@ -30,39 +30,12 @@ cdef int SCORE_GOOD_CAPTURE = 1 << 28
 cdef int SCORE_KILLER = 1 << 27
 cdef int SCORE_COUNTER = SCORE_KILLER - 1
 cdef int CAPTURE_SCORE_OFFSET = 2 * HISTORY_MAX   # keeps a capture's score inside its band
-cdef int HISTORY_PRUNE_MARGIN = 3000   # a quiet move this far below zero per ply of depth is not tried near the leaves
-cdef int HISTORY_PER_PLY = 12288       # statistics that change a reduction by a ply
-cdef int SINGULAR_DEPTH = 8            # least depth (plies) of a singular-extension test
 cdef int SCORE_BAD_CAPTURE = -(1 << 27)
 cdef int SCORE_SENTINEL = -2147483647 - 1   # below every score (INT_MIN); after the last one (score_moves)
 cdef int SCORE_SENTINELS = 3
-
-cdef int LMR_TABLE[64][64]          # reduction in plies by depth and move number
-cdef int PRUNING_DEPTH = 8              # late-move and futility pruning up to this many plies from the leaves
-cdef int FUTILITY_MARGIN[9]
-FUTILITY_MARGIN[:] = [0, 120, 220, 330, 440, 550, 660, 770, 880]
-# Quiet moves tried before the rest are skipped, by plies from the leaves, when the static
-# evaluation is not improving [0] and when it is [1] (Ethereal's published counts).
-cdef int LATE_MOVE_COUNT[2][9]
-LATE_MOVE_COUNT[0][:] = [0, 3, 4, 7, 12, 16, 21, 28, 34]
-LATE_MOVE_COUNT[1][:] = [0, 5, 7, 12, 18, 27, 38, 50, 65]
-cdef int QUIET_SEE_MARGIN = 60          # a quiet move losing more than this per ply by exchange is not tried
 cdef int NODES_BETWEEN_POLLS = 1024
-cdef int RAZOR_DEPTH = 2                # razoring up to this many plies from the leaves
-cdef int RAZOR_MARGIN = 300              # per ply: how far below alpha the static evaluation must be
-cdef int IIR_DEPTH = 4                  # least depth (plies) of an internal iterative reduction
 
-
-cdef void init_reductions() noexcept nogil:
-    cdef int d, m
-    for d in range(64):
-        for m in range(64):
-            if d == 0 or m == 0:
-                LMR_TABLE[d][m] = 0
-            else:
-                LMR_TABLE[d][m] = <int>(0.75 + log(d) * log(m) / 2.25)
-
-init_reductions()
+include "search_parameters.pxi"
 
 
 cdef inline int64_t now_ns() noexcept nogil:
@@ -305,7 +278,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             if score <= alpha:
                 return score
         # Reverse futility: far above beta at low depth, the opponent will not let us keep it.
-        if plies <= 8 and static_eval - 85 * (plies - improving) >= beta and beta > -MATE_BOUND \
+        if plies <= RFP_DEPTH and static_eval - RFP_MARGIN * (plies - improving) >= beta and beta > -MATE_BOUND \
                 and beta < MATE_BOUND:
             return static_eval
     if not evaluated:
@@ -317,9 +290,9 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         # (not when the table already says this node fails low: the null move would too)
         if null_ok and plies >= 2 and static_eval >= beta and has_non_pawn_material(pos, pos.side) \
                 and beta > -MATE_BOUND and not (tt_bound == BOUND_UPPER and tt_score < beta):
-            r = 3 * ONE_PLY + depth // 6
-            if static_eval - beta >= 200:
-                r += ONE_PLY * ((static_eval - beta) // 200 if (static_eval - beta) // 200 < 3 else 3)
+            r = NULL_BASE * ONE_PLY + depth // NULL_DEPTH_DIVISOR
+            if static_eval - beta >= NULL_EVAL_DIVISOR:
+                r += ONE_PLY * ((static_eval - beta) // NULL_EVAL_DIVISOR if (static_eval - beta) // NULL_EVAL_DIVISOR < 3 else 3)
             do_null_move(pos)
             s.in_check[ply + 1] = False
             s.moved[ply + 2] = 0
@@ -361,7 +334,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     if not excluded and hash_move and ply > 0 and depth >= SINGULAR_DEPTH * ONE_PLY \
             and ply < 2 * s.root_depth and (tt_bound & BOUND_LOWER) and -MATE_BOUND < tt_score < MATE_BOUND \
             and tt_depth * ONE_PLY >= depth - 3 * ONE_PLY:
-        singular_beta = tt_score - 2 * (depth // ONE_PLY)
+        singular_beta = tt_score - SINGULAR_MARGIN * (depth // ONE_PLY)
         s.excluded[ply] = hash_move
         score = search(s, singular_beta - 1, singular_beta, (depth - ONE_PLY) // 2, ply, False)
         s.excluded[ply] = 0
@@ -400,7 +373,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                         continue
                     if see(pos, m) < -QUIET_SEE_MARGIN * plies:
                         continue
-            elif not quiet and plies <= 4 and scores[i] < -(1 << 20) and see(pos, m) < -100 * plies:
+            elif not quiet and plies <= 4 and scores[i] < -(1 << 20) and see(pos, m) < -CAPTURE_SEE_MARGIN * plies:
                 continue
 
         prefetch_child(s, m)
@@ -564,8 +537,6 @@ cdef void order_root_moves(SearchState* s) noexcept nogil:
             j -= 1
         s.root_moves[j + 1] = key
 
-
-cdef int ASPIRATION_WINDOW = 25
 
 
 include "search_smp.pxi"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Callable, Protocol
 
 from ponderosa.core_ext.core import Evaluator
+from ponderosa.engine import tuning
 from ponderosa.engine.book.opening_book import OpeningBook
 from ponderosa.engine.book.select import BookSettings
 from ponderosa.engine.book_learning import BookLearning
@@ -116,15 +117,17 @@ class EngineOptions:
     def rows(front_end: str) -> tuple[Option, ...]:
         """The rows a front end offers, in its order ("uci", "xboard"; "console": those with words)."""
         if front_end == "uci":
-            return UCI_ROWS
+            return UCI_ROWS + tuning.ROWS if tuning.listed() else UCI_ROWS
         if front_end == "xboard":
             return XBOARD_ROWS
         return tuple(option for option in OPTIONS if option.console)
 
     @staticmethod
     def find(name: str, front_end: str = "uci") -> Option | None:
-        """The row a front end's name stands for (option_table.find)."""
-        return find(name, front_end)
+        """The row a front end's name stands for (option_table.find; for UCI also the search's
+        tunable parameters, listed or not: engine/tuning.py)."""
+        option = find(name, front_end)
+        return tuning.find(name) if option is None and front_end == "uci" else option
 
     def get(self, option: Option | str) -> Any:
         """The value in use (for a front end's own setting without that front end: the default)."""
@@ -157,7 +160,7 @@ class EngineOptions:
     def _row(option: Option | str) -> Option:
         if isinstance(option, Option):
             return option
-        row = find(option, "uci") or find(option, "xboard") or find(option, "console")
+        row = find(option, "uci") or find(option, "xboard") or find(option, "console") or tuning.find(option)
         if row is None:
             raise OptionError(f"unknown option: {option}")
         return row

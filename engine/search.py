@@ -15,6 +15,7 @@ from ponderosa.core_ext.core import (
     Evaluator,
     Search,
     TranspositionTable,
+    search_parameter,
 )
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from ponderosa.engine.worker import HelperPool, HelperResult
 
 MAX_DEPTH = 100
-ASPIRATION_WINDOW = 25
 SETTLED_SHARE = 0.6     # no iteration starts past this share of the soft limit (it would overrun)
 WON_SCORE = 1000        # centipawns for the side to move: the position is won...
 WON_MIN_DEPTH = 8       # ...once an iteration this deep says so
@@ -285,7 +285,7 @@ class Searcher:
 
         def aspirate(depth: int, previous: int, line: int) -> int:
             """One root search to depth, its window widened until the score falls inside it."""
-            delta = ASPIRATION_WINDOW
+            delta = search_parameter("AspirationWindow")   # the helpers' window too (a tunable)
             if depth >= 5 and abs(previous) < MATE_THRESHOLD:
                 alpha, beta = max(previous - delta, -INFINITE_SCORE), min(previous + delta, INFINITE_SCORE)
             else:
