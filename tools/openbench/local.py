@@ -5,6 +5,7 @@ of their own, running Ponderosa's tests and data generation (docs/OPENBENCH.md).
     python -m tools.openbench.local test --dir INST --dev REF --base REF --games 32 --tc 8+0.08 --wait
     python -m tools.openbench.local test --dir INST --dev REF --base REF --sprt --bounds 0,5 --wait
     python -m tools.openbench.local datagen --dir INST --dev REF --games 512 --tc N=5000 --wait
+    python -m tools.openbench.local spsa --dir INST --dev REF --params RazorMargin,LmrBase --wait
     python -m tools.openbench.local status --dir INST ID
     python -m tools.openbench.local stop --dir INST ID
     python -m tools.openbench.local pgns --dir INST ID OUT.pgn.tar
@@ -47,6 +48,7 @@ import zipfile
 from pathlib import Path
 
 from tools import ROOT
+from tools.openbench import spsa
 
 ENGINE = "Ponderosa"
 BOOK = "noob_2moves.epd"
@@ -515,6 +517,12 @@ def main(argv: list[str] | None = None) -> int:
     data.add_argument("--play-reverses", action="store_true")
     data.add_argument("--upload-pgns", default="COMPACT", choices=("COMPACT", "VERBOSE"))
 
+    tune = workload(sub.add_parser("spsa", help="an SPSA tune of search parameters (tools/openbench/spsa.py)"), 0)
+    tune.add_argument("--options", default=OPTIONS)
+    spsa.add_arguments(tune)
+    sv = with_dir(sub.add_parser("spsa-values", help="a tune's current values, as the server has them"))
+    sv.add_argument("id", type=int)
+
     st = with_dir(sub.add_parser("status", help="the server's record of a workload, as JSON"))
     st.add_argument("id", type=int)
     sp = with_dir(sub.add_parser("stop", help="stop a workload, as the web page's STOP does"))
@@ -550,6 +558,15 @@ def main(argv: list[str] | None = None) -> int:
                           f"{'datagen' if mode == 'DATAGEN' else 'test'}/{test_id}/"}), flush=True)
         if args.wait:
             print(json.dumps(wait(inst, test_id, timeout=args.timeout)))
+    elif args.command == "spsa":
+        test_id, sha = spsa.create(inst, args)
+        print(json.dumps({"id": test_id, "tuning_build": sha,
+                          "url": f"http://127.0.0.1:{_state(inst)['port']}/tune/{test_id}/"}), flush=True)
+        if args.wait:
+            wait(inst, test_id, timeout=args.timeout)
+            print(json.dumps(spsa.values(inst, test_id), indent=2))
+    elif args.command == "spsa-values":
+        print(json.dumps(spsa.values(inst, args.id), indent=2))
     elif args.command == "status":
         print(json.dumps(status(inst, args.id), indent=2))
     elif args.command == "stop":
