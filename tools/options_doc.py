@@ -63,11 +63,20 @@ def full_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def parameters_table() -> str:
+    """The search's tunable parameters (engine/tuning.py: UCI options only in a tuning build)."""
+    from ponderosa.engine.tuning import ROWS, search_parameters
+    steps = {name: step for name, _value, _default, _low, _high, step in search_parameters()}
+    lines = ["| option (UCI, tuning build) | default | range | SPSA step |", "| --- | --- | --- | --- |"]
+    lines += [f"| `{option.name}` | `{option.default}` | {_range(option)} | {steps[option.name]:g} |" for option in ROWS]
+    return "\n".join(lines) + "\n"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")   # a pipe would end the table's cell
 
 
-RENDERERS = {"names": names_list, "xboard": xboard_table, "all": full_table}
+RENDERERS = {"names": names_list, "xboard": xboard_table, "all": full_table, "parameters": parameters_table}
 
 
 def rendered(text: str) -> str:
