@@ -18,6 +18,7 @@ def played_game(plies: int, nodes: int) -> chess.pgn.Game:
     """A game as a fastchess worker would play it: two processes, ucinewgame, go nodes N."""
     game = chess.pgn.Game.without_tag_roster()
     game.setup(chess.Board(START))
+    game.headers["White"], game.headers["Black"] = "dev", "base"
     board, node = game.board(), game
     sides = [chess.engine.SimpleEngine.popen_uci(program()) for _ in range(2)]
     try:
@@ -35,7 +36,7 @@ def played_game(plies: int, nodes: int) -> chess.pgn.Game:
 
 def test_a_game_replays_identically_and_a_changed_move_is_found() -> None:
     game = played_game(12, 3000)
-    found = replay.replay(str(game) + "\n\n" + str(game) + "\n\n", program(), 3000, OPTIONS)
+    found = replay.replay(str(game) + "\n\n" + str(game) + "\n\n", program(), 3000, OPTIONS, games_per_run=1)
     assert (found.games, found.same_games, found.moves) == (2, 2, 24) and not found.first_differences
 
     board = game.board()

@@ -5,11 +5,13 @@ directly, and checks that it plays every move the uploaded games say it played.
     python -m tools.openbench.replay INST/server/Media/PGNs/4.pgn.tar --engine INST/builds/Ponderosa-ED076D8E
 
 A search limited by nodes on one thread is deterministic, so a game from OpenBench's worker (two
-processes of one build, `ucinewgame` before each game, `position fen START moves ...` and
-`go nodes N` for each move, as fastchess sends them) is played again move for move by two fresh
-processes driven the same way through python-chess. Every game whose moves all agree is the
-engine's own, so the training positions read from the upload (tools/nnue/data.py) are the ones a
-direct run makes. The score and depth of each move's `{score/depth}` comment are compared too."""
+processes of one build, `ucinewgame` before each game, `position fen START moves ...` and `go nodes
+N` for each move, as fastchess sends them) is played again move for move by two processes driven
+the same way through python-chess: one per player name, new for each upload of --games-per-run
+games, since the engine carries some state from one game into the next. Every game whose moves all
+agree is the engine's own, so the training positions read from the upload (tools/nnue/data.py) are
+the ones a direct run makes. The score and depth of each move's `{score/depth}` comment are
+compared too."""
 from __future__ import annotations
 
 import argparse
@@ -65,23 +67,42 @@ def comment_text(score: chess.engine.PovScore | None, depth: int | None, turn: c
     return f"{'+' if cp > 0 else '-' if cp < 0 else ''}{abs(cp) / 100:.2f}/{depth}"
 
 
-def replay(text: str, engine: list[str], nodes: int, options: dict, limit: int | None = None) -> Replay:
+def replay(text: str, engine: list[str], nodes: int, options: dict, limit: int | None = None,
+           games_per_run: int = 32) -> Replay:
+    """Play the games of text again: one process for each player name (White and Black tags), as
+    fastchess keeps one per engine, started afresh every games_per_run games, as each workload of
+    an OpenBench worker is a fastchess run of its own (an engine keeps some state from game to
+    game in spite of `ucinewgame`, so a game replays only from the same history)."""
     found = Replay()
-    sides = [chess.engine.SimpleEngine.popen_uci(engine) for _ in range(2)]
+    players: dict[str, chess.engine.SimpleEngine] = {}
+
+    def stop_players() -> None:
+        for process in players.values():
+            process.quit()
+        players.clear()
+
+    def player(name: str) -> chess.engine.SimpleEngine:
+        if name not in players:
+            players[name] = chess.engine.SimpleEngine.popen_uci(engine)
+            players[name].configure(options)
+        return players[name]
+
     try:
-        for side in sides:
-            side.configure(options)
         handle = io.StringIO(text)
         number = 0
         while (game := chess.pgn.read_game(handle)) is not None and (limit is None or number < limit):
+            if number % games_per_run == 0:
+                stop_players()
             number += 1
             board = game.board()
-            players = {board.turn: sides[0], not board.turn: sides[1]}
+            names = {chess.WHITE: game.headers.get("White", "?"), chess.BLACK: game.headers.get("Black", "?")}
+            if names[chess.WHITE] == names[chess.BLACK]:   # unnamed players ("?"): one process for each colour
+                names = {chess.WHITE: names[chess.WHITE] + " (White)", chess.BLACK: names[chess.BLACK] + " (Black)"}
             identical = True
             for node in game.mainline():
                 exact: chess.engine.InfoDict = {}
-                with players[board.turn].analysis(board, chess.engine.Limit(nodes=nodes),
-                                                  game=(number, board.turn)) as analysis:
+                with player(names[board.turn]).analysis(board, chess.engine.Limit(nodes=nodes),
+                                                        game=number) as analysis:
                     for info in analysis:   # fastchess comments the last exact score (no bound)
                         if "score" in info and not info.get("lowerbound") and not info.get("upperbound"):
                             exact = info
@@ -101,8 +122,7 @@ def replay(text: str, engine: list[str], nodes: int, options: dict, limit: int |
             found.games += 1
             found.same_games += identical
     finally:
-        for side in sides:
-            side.quit()
+        stop_players()
     return found
 
 
@@ -114,13 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--hash", type=int, default=16, help="MB, as the workload's options (default 16)")
     parser.add_argument("--limit", type=int, help="replay only the first N games")
+    parser.add_argument("--games-per-run", type=int, default=32,
+                        help="games of one fastchess run (an OpenBench workload: its upload), default 32")
     args = parser.parse_args(argv)
     if not args.games.is_file():
         print(f"{args.games}: no such file", file=sys.stderr)
         return 2
     engine = shlex.split(args.engine) if args.engine else program()
     options = {"Threads": 1, "Hash": args.hash, "OwnBook": False, "Learn": 0}
-    found = replay(pgn_text(args.games), engine, args.nodes, options, args.limit)
+    found = replay(pgn_text(args.games), engine, args.nodes, options, args.limit, args.games_per_run)
     print(json.dumps(found.summary(), indent=2))
     return 0 if found.same_games == found.games else 1
 
