@@ -8,7 +8,8 @@ A search limited by nodes on one thread is deterministic, so a game from OpenBen
 processes of one build, `ucinewgame` before each game, `position fen START moves ...` and `go nodes
 N` for each move, as fastchess sends them) is played again move for move by two processes driven
 the same way through python-chess: one per player name, new for each upload of --games-per-run
-games, since the engine carries some state from one game into the next. Every game whose moves all
+games, since the table's old entries outlive `ucinewgame` (emptied by a new salt, not written
+over) and steer which slots new entries take. Every game whose moves all
 agree is the engine's own, so the training positions read from the upload (tools/nnue/data.py) are
 the ones a direct run makes. The score and depth of each move's `{score/depth}` comment are
 compared too."""
@@ -71,8 +72,9 @@ def replay(text: str, engine: list[str], nodes: int, options: dict, limit: int |
            games_per_run: int = 32) -> Replay:
     """Play the games of text again: one process for each player name (White and Black tags), as
     fastchess keeps one per engine, started afresh every games_per_run games, as each workload of
-    an OpenBench worker is a fastchess run of its own (an engine keeps some state from game to
-    game in spite of `ucinewgame`, so a game replays only from the same history)."""
+    an OpenBench worker is a fastchess run of its own. `ucinewgame` empties the table by a new
+    salt, not by writing it over (instant at any size: TranspositionTable.clear), so the old
+    entries still steer which slots new ones replace: a game replays only after the same games.)"""
     found = Replay()
     players: dict[str, chess.engine.SimpleEngine] = {}
 
