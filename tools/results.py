@@ -114,7 +114,7 @@ TABLES: dict[str, Table] = {
     "nnue-curve": Table(("nnue.curve.250000", "nnue.curve.500000", "nnue.curve.900000", "nnue.curve.1516276",
                          "nnue.curve.2874911", "nnue.curve.4685782"), columns=MATCH),
     "nnue-networks": Table(("nnue.train.net-046", "nnue.train.net-093", "nnue.train.net-093b8", "nnue.speed.net-093",
-                            "nnue.speed.net-093b8"), columns=MATCH),
+                            "nnue.speed.net-093b8", "nnue.train.net-118", "nnue.screen.net-118"), columns=MATCH),
     "nnue-lambda": Table(("nnue.train.net-093l*", "nnue.screen.net-093l*"), columns=MATCH),
     "nnue-king-buckets": Table(("nnue.train.net-093k4*", "nnue.screen.net-093k4*", "nnue.speed.net-093k4"),
                                columns=MATCH),
