@@ -2,6 +2,8 @@
 a game with a move the engine would not play is caught, and fastchess's comments are rebuilt."""
 from __future__ import annotations
 
+import io
+
 import chess
 import chess.engine
 import chess.pgn
@@ -36,7 +38,8 @@ def played_game(plies: int, nodes: int) -> chess.pgn.Game:
 
 def test_a_game_replays_identically_and_a_changed_move_is_found() -> None:
     game = played_game(12, 3000)
-    found = replay.replay(str(game) + "\n\n" + str(game) + "\n\n", program(), 3000, OPTIONS, games_per_run=1)
+    twice = io.StringIO(str(game) + "\n\n" + str(game) + "\n\n")
+    found = replay.replay([twice], program(), 3000, OPTIONS, games_per_run=1)
     assert (found.games, found.same_games, found.moves) == (2, 2, 24) and not found.first_differences
 
     board = game.board()
@@ -47,7 +50,7 @@ def test_a_game_replays_identically_and_a_changed_move_is_found() -> None:
     changed = chess.pgn.Game.without_tag_roster()
     changed.setup(chess.Board(START))
     changed.add_line(moves[:5] + [other])
-    found = replay.replay(str(changed) + "\n\n", program(), 3000, OPTIONS)
+    found = replay.replay([io.StringIO(str(changed) + "\n\n")], program(), 3000, OPTIONS)
     assert (found.games, found.same_games, found.moves) == (1, 0, 6)
     assert found.first_differences == [f"game 1 ply {board.ply()}: played {other.uci()}, replayed {moves[5].uci()}"]
 

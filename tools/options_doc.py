@@ -68,7 +68,8 @@ def parameters_table() -> str:
     from ponderosa.engine.tuning import ROWS, search_parameters
     steps = {name: step for name, _value, _default, _low, _high, step in search_parameters()}
     lines = ["| option (UCI, tuning build) | default | range | SPSA step |", "| --- | --- | --- | --- |"]
-    lines += [f"| `{option.name}` | `{option.default}` | {_range(option)} | {steps[option.name]:g} |" for option in ROWS]
+    lines += [f"| `{option.name}` | `{option.default}` | {_range(option)} | {steps[option.name]:g} |"
+              for option in ROWS]
     return "\n".join(lines) + "\n"
 
 

@@ -152,7 +152,7 @@ def _decompressed(raw: IO[bytes], name: str) -> IO[bytes]:
     return raw
 
 
-def _pgn_texts(path: Path) -> Iterator[IO[str]]:
+def pgn_texts(path: Path) -> Iterator[IO[str]]:
     """The PGN texts of a file: itself (decompressed by its suffix), or each file of a .tar."""
     if path.name.lower().endswith(".tar"):
         with tarfile.open(path) as archive:
@@ -170,7 +170,7 @@ def read_pgn_games(path: Path) -> Iterator[ScoredGame]:
     """The finished games of a PGN file with their comments' scores; GamesFileError when a
     compressed file or archive is broken."""
     try:
-        for text in _pgn_texts(path):
+        for text in pgn_texts(path):
             while True:
                 game = chess.pgn.read_game(text, Visitor=_Builder)
                 if game is None:

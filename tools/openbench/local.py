@@ -41,7 +41,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tarfile
 import time
 import urllib.request
 import zipfile
@@ -456,12 +455,9 @@ def pgn_archive(inst: Path, test_id: int) -> Path:
 
 def pgn_text(archive: Path) -> str:
     """The games of the archive's uploads, in the archive's order (the uploads'), as one PGN text."""
-    import bz2
-    texts = []
-    with tarfile.open(archive) as tar:
-        for member in tar.getmembers():
-            texts.append(bz2.decompress(tar.extractfile(member).read()).decode("utf-8").strip() + "\n\n")
-    return "".join(texts)   # each upload ends without a blank line: joined bare, two games would run together
+    from tools.nnue.data import pgn_texts
+    # Each upload ends without a blank line: joined bare, two games would run together.
+    return "".join(text.read().strip() + "\n\n" for text in pgn_texts(archive))
 
 
 # -------------------------------------------------------------------------------------------- CLI

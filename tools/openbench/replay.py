@@ -16,18 +16,20 @@ compared too."""
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import shlex
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import chess
 import chess.engine
 import chess.pgn
 
 from tools.engine_process import program
+from tools.nnue.data import pgn_texts
 
 
 @dataclass
@@ -45,17 +47,6 @@ class Replay:
                 "differences": self.first_differences[:10]}
 
 
-def pgn_text(path: Path) -> str:
-    """The games of a .pgn, .pgn.xz or OpenBench archive (.pgn.tar of .pgn.bz2 uploads)."""
-    if path.name.endswith(".tar"):
-        from tools.openbench.local import pgn_text as archive_text
-        return archive_text(path)
-    if path.suffix == ".xz":
-        import lzma
-        return lzma.decompress(path.read_bytes()).decode("utf-8")
-    return path.read_text(encoding="utf-8")
-
-
 def comment_text(score: chess.engine.PovScore | None, depth: int | None, turn: chess.Color) -> str:
     """fastchess's `{score/depth}` for the side to move: +0.47/6, -M6/10, 0.00/5."""
     if score is None or depth is None:
@@ -68,13 +59,14 @@ def comment_text(score: chess.engine.PovScore | None, depth: int | None, turn: c
     return f"{'+' if cp > 0 else '-' if cp < 0 else ''}{abs(cp) / 100:.2f}/{depth}"
 
 
-def replay(text: str, engine: list[str], nodes: int, options: dict, limit: int | None = None,
+def replay(texts: Iterable[IO[str]], engine: list[str], nodes: int, options: dict, limit: int | None = None,
            games_per_run: int = 32) -> Replay:
-    """Play the games of text again: one process for each player name (White and Black tags), as
-    fastchess keeps one per engine, started afresh every games_per_run games, as each workload of
-    an OpenBench worker is a fastchess run of its own. `ucinewgame` empties the table by a new
-    salt, not by writing it over (instant at any size: TranspositionTable.clear), so the old
-    entries still steer which slots new ones replace: a game replays only after the same games.)"""
+    """Play the games of the PGN texts again, one text after the other: one process for each
+    player name (White and Black tags), as fastchess keeps one per engine, started afresh every
+    games_per_run games, as each workload of an OpenBench worker is a fastchess run of its own.
+    `ucinewgame` empties the table by a new salt, not by writing it over (instant at any size:
+    TranspositionTable.clear), so the old entries still steer which slots new ones replace: a
+    game replays only after the same games."""
     found = Replay()
     players: dict[str, chess.engine.SimpleEngine] = {}
 
@@ -90,9 +82,11 @@ def replay(text: str, engine: list[str], nodes: int, options: dict, limit: int |
         return players[name]
 
     try:
-        handle = io.StringIO(text)
         number = 0
-        while (game := chess.pgn.read_game(handle)) is not None and (limit is None or number < limit):
+        games = (game for text in texts for game in iter(lambda text=text: chess.pgn.read_game(text), None))
+        for game in games:
+            if limit is not None and number >= limit:
+                break
             if number % games_per_run == 0:
                 stop_players()
             number += 1
@@ -144,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     engine = shlex.split(args.engine) if args.engine else program()
     options = {"Threads": 1, "Hash": args.hash, "OwnBook": False, "Learn": 0}
-    found = replay(pgn_text(args.games), engine, args.nodes, options, args.limit, args.games_per_run)
+    found = replay(pgn_texts(args.games), engine, args.nodes, options, args.limit, args.games_per_run)
     print(json.dumps(found.summary(), indent=2))
     return 0 if found.same_games == found.games else 1
 
