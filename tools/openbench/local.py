@@ -304,28 +304,23 @@ def commit_bench(inst: Path, sha: str, given: int | None, prebuilt: bool) -> int
 
 # -------------------------------------------------------------------------------------- workloads
 
-CREATE = """
+# The Django scripts that make a workload, field for field as OpenBench/workloads/create_workload.py
+# does (create_new_test, create_new_datagen; tools/openbench/spsa.py adds create_new_tune): a new
+# Test with the form's fields, its engines and mode, then the creation's record and approval.
+NEW_TEST = """
 import math
 import OpenBench.utils
 from django.contrib.auth.models import User
 from OpenBench.models import Engine, LogEvent, Profile, Test
-
-# Field for field as OpenBench/workloads/create_workload.py: create_new_test / create_new_datagen.
 a = ARGS
 test = Test()
 test.author      = a['user']
 test.book_name   = a['book_name']
 test.upload_pgns = a['upload_pgns']
 test.info        = a['info']
-for side in ('dev', 'base'):
-    engine = Engine.objects.create(name=a[side + '_name'], source=a[side + '_source'], sha=a[side + '_sha'],
-                                   bench=a[side + '_bench'])
-    setattr(test, side, engine)
-    setattr(test, side + '_repo', a['repo'])
-    setattr(test, side + '_engine', a['engine'])
-    setattr(test, side + '_options', a['options'])
-    setattr(test, side + '_network', '')
-    setattr(test, side + '_time_control', OpenBench.utils.TimeControl.parse(a['time_control']))
+"""
+
+TEST_SETTINGS = """
 test.workload_size = a['workload_size']
 test.priority      = 0
 test.throughput    = 1000
@@ -336,6 +331,30 @@ test.draw_adj      = a['draw_adj']
 test.scale_method  = 'BASE'
 test.scale_nps     = a['scale_nps']
 test.test_mode     = a['mode']
+"""
+
+RECORD_CREATION = """
+profile = Profile.objects.get(user=User.objects.get(username=a['user']))
+profile.tests += 1
+profile.save()
+LogEvent.objects.create(author=a['user'], summary='CREATE P=%d TP=%d' % (test.priority, test.throughput),
+                        log_file='', test_id=test.id)
+test.approved = True   # create_workload approves an approver's workload when cross approval is off
+test.save()
+print('RESULT=' + json.dumps({'id': test.id}))
+"""
+
+CREATE = NEW_TEST + """
+for side in ('dev', 'base'):
+    engine = Engine.objects.create(name=a[side + '_name'], source=a[side + '_source'], sha=a[side + '_sha'],
+                                   bench=a[side + '_bench'])
+    setattr(test, side, engine)
+    setattr(test, side + '_repo', a['repo'])
+    setattr(test, side + '_engine', a['engine'])
+    setattr(test, side + '_options', a['options'])
+    setattr(test, side + '_network', '')
+    setattr(test, side + '_time_control', OpenBench.utils.TimeControl.parse(a['time_control']))
+""" + TEST_SETTINGS + """
 if test.test_mode == 'SPRT':
     test.elolower = a['bounds'][0]
     test.eloupper = a['bounds'][1]
@@ -352,15 +371,7 @@ if test.test_mode == 'DATAGEN':
     test.use_tri       = not test.play_reverses
     test.use_penta     = test.play_reverses
 test.save()
-profile = Profile.objects.get(user=User.objects.get(username=a['user']))
-profile.tests += 1
-profile.save()
-LogEvent.objects.create(author=a['user'], summary='CREATE P=%d TP=%d' % (test.priority, test.throughput),
-                        log_file='', test_id=test.id)
-test.approved = True   # create_workload approves an approver's workload when cross approval is off
-test.save()
-print('RESULT=' + json.dumps({'id': test.id}))
-"""
+""" + RECORD_CREATION
 
 STATUS = """
 from OpenBench.models import PGN, Result, Test

@@ -63,36 +63,20 @@ def spsa_inputs(names: list[str]) -> str:
     return "\n".join(lines[name.lower()] for name in names)
 
 
-# Field for field as OpenBench/workloads/create_workload.py: create_new_tune and
-# OpenBench/spsa_utils.py: create_spsa_run (the web form's defaults where not given).
-CREATE_TUNE = """
-import OpenBench.utils
-from django.contrib.auth.models import User
+# create_new_tune and OpenBench/spsa_utils.py: create_spsa_run, between local.py's NEW_TEST,
+# TEST_SETTINGS (mode SPSA, the workload size the pairs per iteration) and RECORD_CREATION.
+TUNE_FIELDS = """
 from django.db import transaction
-from OpenBench.models import Engine, LogEvent, Profile, SPSAParameter, SPSARun, Test
-
-a = ARGS
-test = Test()
-test.author      = a['user']
-test.book_name   = a['book_name']
-test.upload_pgns = a['upload_pgns']
-test.info        = a['info']
+from OpenBench.models import SPSAParameter, SPSARun
 test.dev = test.base = Engine.objects.create(name=a['name'], source=a['source'], sha=a['sha'], bench=a['bench'])
 test.dev_repo = test.base_repo = a['repo']
 test.dev_engine = test.base_engine = a['engine']
 test.dev_options = test.base_options = a['options']
 test.dev_network = test.base_network = ''
 test.dev_time_control = test.base_time_control = OpenBench.utils.TimeControl.parse(a['time_control'])
-test.workload_size = a['pairs_per']
-test.priority      = 0
-test.throughput    = 1000
-test.syzygy_wdl    = 'DISABLED'
-test.syzygy_adj    = 'DISABLED'
-test.win_adj       = a['win_adj']
-test.draw_adj      = a['draw_adj']
-test.scale_method  = 'BASE'
-test.scale_nps     = a['scale_nps']
-test.test_mode     = 'SPSA'
+"""
+
+SPSA_RUN = """
 with transaction.atomic():
     test.save()
     iterations = a['iterations']
@@ -110,15 +94,8 @@ with transaction.atomic():
                                     max_value=float(max_value), c_end=float(c_end), r_end=float(r_end),
                                     c_value=c_value, a_value=a_value))
     SPSAParameter.objects.bulk_create(params)
-profile = Profile.objects.get(user=User.objects.get(username=a['user']))
-profile.tests += 1
-profile.save()
-LogEvent.objects.create(author=a['user'], summary='CREATE P=%d TP=%d' % (test.priority, test.throughput),
-                        log_file='', test_id=test.id)
-test.approved = True
-test.save()
-print('RESULT=' + json.dumps({'id': test.id}))
 """
+
 
 VALUES = """
 import OpenBench.spsa_utils
@@ -150,8 +127,10 @@ def create(inst: Path, args: argparse.Namespace) -> tuple[int, str]:
         "inputs": spsa_inputs([name.strip() for name in args.params.split(",") if name.strip()]),
         "iterations": args.iterations, "pairs_per": args.pairs_per, "alpha": args.alpha, "gamma": args.gamma,
         "a_ratio": args.a_ratio, "reporting_type": args.reporting, "distribution_type": args.distribution,
+        "mode": "SPSA", "workload_size": args.pairs_per,
     }
-    return local._shell(inst, CREATE_TUNE, fields)["id"], sha
+    script = local.NEW_TEST + TUNE_FIELDS + local.TEST_SETTINGS + SPSA_RUN + local.RECORD_CREATION
+    return local._shell(inst, script, fields)["id"], sha
 
 
 def values(inst: Path, test_id: int) -> dict:
