@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import shutil
 import subprocess
 import sys
@@ -162,18 +163,29 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             print(error, file=sys.stderr)
             return 2
-        print(" ".join(command), file=sys.stderr)
-        done = subprocess.run(command)
-        if done.returncode != 0:
-            print(f"cutechess-cli exited with {done.returncode}", file=sys.stderr)
-    if not args.pgn.is_file():
-        print(f"{args.pgn}: no games were written", file=sys.stderr)
+        run_runner(command, "cutechess-cli")
+    return report_games(args.pgn, args.opponent, "tools.match.cutechess", argv)
+
+
+def run_runner(command: list[str], runner: str) -> None:
+    """Run a match runner's command line (shown first on stderr, quoted to be pasted); a failure
+    is said, not raised, since the games it wrote are still read."""
+    print(shlex.join(command), file=sys.stderr)
+    done = subprocess.run(command)
+    if done.returncode != 0:
+        print(f"{runner} exited with {done.returncode}", file=sys.stderr)
+
+
+def report_games(pgn: Path, opponent: str, module: str, argv: list[str] | None) -> int:
+    """Read the runner's PGN and print the table and the command; 1 when no games were written."""
+    if not pgn.is_file():
+        print(f"{pgn}: no games were written", file=sys.stderr)
         return 1
-    tally = tally_games(args.pgn)
-    print(report(args.opponent, tally))
+    tally = tally_games(pgn)
+    print(report(opponent, tally))
     if tally.unfinished:
         print(f"{tally.unfinished} unfinished games not counted")
-    print("\ncommand: python -m tools.match.cutechess " + " ".join(sys.argv[1:] if argv is None else argv))
+    print(f"\ncommand: python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv))
     return 0
 
 

@@ -21,12 +21,11 @@ from __future__ import annotations
 import argparse
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 from tools.engine_process import program
-from tools.match.cutechess import DEFAULT_OPENINGS, ENGINE_NAME, cutechess_option, report, tally_games
+from tools.match.cutechess import DEFAULT_OPENINGS, ENGINE_NAME, cutechess_option, report_games, run_runner
 from tools.match.engines import opponent_spec, resolve_command
 from tools.match.gauntlet import option_list, parse_tc
 
@@ -127,19 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             print(error, file=sys.stderr)
             return 2
-        print(shlex.join(command), file=sys.stderr)
-        done = subprocess.run(command)
-        if done.returncode != 0:
-            print(f"fastchess exited with {done.returncode}", file=sys.stderr)
-    if not args.pgn.is_file():
-        print(f"{args.pgn}: no games were written", file=sys.stderr)
-        return 1
-    tally = tally_games(args.pgn)
-    print(report(args.opponent or OPPONENT_NAME, tally))
-    if tally.unfinished:
-        print(f"{tally.unfinished} unfinished games not counted")
-    print("\ncommand: python -m tools.match.fastchess " + " ".join(sys.argv[1:] if argv is None else argv))
-    return 0
+        run_runner(command, "fastchess")
+    return report_games(args.pgn, args.opponent or OPPONENT_NAME, "tools.match.fastchess", argv)
 
 
 if __name__ == "__main__":
