@@ -53,7 +53,9 @@ build_parameter_tables()
 
 
 # name, the C int, its range and SPSA's step at the run's end (c_end: about a twentieth of the range).
-cdef int* PARAMETER_ADDRESS[20]
+cdef enum:
+    PARAMETER_COUNT = 20
+cdef int* PARAMETER_ADDRESS[PARAMETER_COUNT]
 PARAMETER_RANGES = (
     ("RazorDepth", 1, 4, 0.5),
     ("RazorMargin", 100, 700, 30),
@@ -96,6 +98,8 @@ PARAMETER_ADDRESS[16] = &SINGULAR_DEPTH
 PARAMETER_ADDRESS[17] = &SINGULAR_MARGIN
 PARAMETER_ADDRESS[18] = &IIR_DEPTH
 PARAMETER_ADDRESS[19] = &ASPIRATION_WINDOW
+if len(PARAMETER_RANGES) != PARAMETER_COUNT:   # a row without its address (or one too many) reads a wild pointer
+    raise ImportError(f"search_parameters.pxi: {len(PARAMETER_RANGES)} ranges for {PARAMETER_COUNT} parameters")
 PARAMETER_DEFAULTS = tuple(PARAMETER_ADDRESS[i][0] for i in range(len(PARAMETER_RANGES)))
 PARAMETER_INDEX = {row[0].lower(): i for i, row in enumerate(PARAMETER_RANGES)}
 
