@@ -246,3 +246,13 @@ def test_xboard_game_with_eight_threads_pondering_and_analysis() -> None:
         engine.close()
         crash = engine.crash_report()
         assert crash is None, crash
+
+
+def test_smp_bench_tool_reports_both_sides(capsys: pytest.CaptureFixture[str]) -> None:
+    """tools/bench/smp.py (time to depth, N threads against 1) runs and prints its ratios."""
+    from tools.bench import smp
+
+    smp.main(["--depth", "3", "--threads", "2", "--rounds", "1", "--hash", "1"])
+    out = capsys.readouterr().out
+    assert "round 1: time to depth 2T/1T = " in out
+    assert "all 1 rounds, depth 3" in out

@@ -59,7 +59,7 @@ def report(single: Side, multi: Side, label: str) -> None:
           f"{single.cpu_seconds / single.seconds:.2f} vs {multi.cpu_seconds / multi.seconds:.2f}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--depth", type=int, default=13)
     parser.add_argument("--threads", type=int, default=2)
@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--hash", type=int, default=0, metavar="MB",
                         help="transposition table size (default: the engine's); a deep bench on a small "
                              "table measures its overwriting as much as the threads")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     engine = Engine()
     if args.hash:
         engine.options.set("Hash", args.hash)
@@ -77,7 +77,7 @@ def main() -> None:
         single, multi = Side(1), Side(args.threads)
         order = (single, multi) if round_number % 2 == 0 else (multi, single)
         for side in order:
-            run_bench(engine.state, engine.control, args.depth, side)
+            run_bench(engine, args.depth, side)
         report(single, multi, f"round {round_number + 1}")
         for total, part in ((single_total, single), (multi_total, multi)):
             total.seconds += part.seconds
