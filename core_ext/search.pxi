@@ -185,7 +185,7 @@ cdef inline int extension_for(SearchState* s, Move m, bint move_checks, bint one
     return ext if ext < ONE_PLY else ONE_PLY
 
 
-cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint null_ok) noexcept nogil:
+cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint null_ok, bint cut_node) noexcept nogil:
     cdef Position* pos = &s.pos
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
@@ -194,7 +194,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
-    cdef bint skip_quiets = False, evaluated = False
+    cdef bint skip_quiets = False, evaluated = False, hash_capture
     cdef CheckInfo check_info   # whether each move gives check, told before it is made
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
@@ -296,7 +296,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             do_null_move(pos)
             s.in_check[ply + 1] = False
             s.moved[ply + 2] = 0
-            score = -search(s, -beta, -beta + 1, depth - r, ply + 1, False)
+            score = -search(s, -beta, -beta + 1, depth - r, ply + 1, False, not cut_node)
             undo_null_move(pos)
             if s.stopped:
                 return 0
@@ -305,7 +305,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                     score = beta
                 if plies < 10:
                     return score
-                if search(s, beta - 1, beta, depth - r, ply, False) >= beta:
+                if search(s, beta - 1, beta, depth - r, ply, False, False) >= beta:
                     return score
             elif score <= -MATE_BOUND:
                 mate_threat = True   # passing gets us mated: the threat extension applies
@@ -317,7 +317,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
 
     # Internal iterative deepening: find a move to search first when the table has none.
     if hash_move == 0 and pv_node and depth >= 5 * ONE_PLY and not excluded:
-        search(s, alpha, beta, depth - 2 * ONE_PLY, ply, null_ok)
+        search(s, alpha, beta, depth - 2 * ONE_PLY, ply, null_ok, cut_node)
         if s.stopped:
             return 0
         tte = tt_probe(s.tt, key, &tt_copy)
@@ -336,7 +336,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             and tt_depth * ONE_PLY >= depth - 3 * ONE_PLY:
         singular_beta = tt_score - SINGULAR_MARGIN * (depth // ONE_PLY)
         s.excluded[ply] = hash_move
-        score = search(s, singular_beta - 1, singular_beta, (depth - ONE_PLY) // 2, ply, False)
+        score = search(s, singular_beta - 1, singular_beta, (depth - ONE_PLY) // 2, ply, False, cut_node)
         s.excluded[ply] = 0
         s.pv_length[ply] = ply
         if s.stopped:
@@ -348,6 +348,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
 
     score_moves(s, moves, scores, n, hash_move, ply)
     init_check_info(pos, &check_info)
+    hash_capture = hash_move != 0 and not is_quiet(pos, hash_move)
     best_score = -INFINITE
 
     for i in range(n):
@@ -388,7 +389,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             ext = ONE_PLY
         new_depth = depth - ONE_PLY + ext
         if searched == 0:
-            score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
+            score = -search(s, -beta, -alpha, new_depth, ply + 1, True, not pv_node and not cut_node)
         else:
             reduction = 0
             if depth >= 3 * ONE_PLY and not quiet and not pv_node and not move_checks and not checked \
@@ -408,15 +409,19 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                     # A move whose statistics are good is reduced less, a bad one more (a ply per
                     # HISTORY_PER_PLY, in quarter plies).
                     reduction = reduction * ONE_PLY - scores[i] * ONE_PLY // HISTORY_PER_PLY
+                if cut_node:
+                    reduction += LMR_CUT_NODE   # expected to fail high: a quiet late move is unlikely to matter
+                if hash_capture:
+                    reduction += LMR_CAPTURE_HASH_MOVE   # the best move found so far is a capture
                 if reduction > new_depth - ONE_PLY:
                     reduction = new_depth - ONE_PLY
                 if reduction < 0:
                     reduction = 0
-            score = -search(s, -alpha - 1, -alpha, new_depth - reduction, ply + 1, True)
+            score = -search(s, -alpha - 1, -alpha, new_depth - reduction, ply + 1, True, reduction > 0 or not cut_node)
             if reduction > 0 and score > alpha:
-                score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, True)
+                score = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, True, not cut_node)
             if pv_node and score > alpha and score < beta:
-                score = -search(s, -beta, -alpha, new_depth, ply + 1, True)
+                score = -search(s, -beta, -alpha, new_depth, ply + 1, True, False)
         undo_move(pos)
         if s.stopped:
             return 0
@@ -493,11 +498,11 @@ cdef int search_root(SearchState* s, int alpha, int beta, int depth) noexcept no
         ext = s.ext_check if move_checks else 0
         new_depth = depth - ONE_PLY + (ext if ext < ONE_PLY else ONE_PLY)
         if i == first:
-            score = -search(s, -beta, -alpha, new_depth, 1, True)
+            score = -search(s, -beta, -alpha, new_depth, 1, True, False)
         else:
-            score = -search(s, -alpha - 1, -alpha, new_depth, 1, True)
+            score = -search(s, -alpha - 1, -alpha, new_depth, 1, True, True)
             if score > alpha and not s.stopped:
-                score = -search(s, -beta, -alpha, new_depth, 1, True)
+                score = -search(s, -beta, -alpha, new_depth, 1, True, False)
         undo_move(pos)
         s.root_moves[i].nodes += s.nodes - nodes_before
         if s.stopped:

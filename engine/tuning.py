@@ -2,7 +2,7 @@
 built from the core's table (core_ext/search_parameters.pxi), for SPSA tuning through OpenBench
 or a local tuner. `setoption` always takes them; `uci` lists them only in a tuning build (a
 commit with LISTED set to True, as tools/openbench/spsa.py makes one) or with PONDEROSA_TUNE=1,
-since fastchess sends only the options an engine lists and a GUI should not show twenty knobs
+since fastchess sends only the options an engine lists and a GUI should not show two dozen knobs
 that only a tuner can set well."""
 from __future__ import annotations
 

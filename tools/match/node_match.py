@@ -8,7 +8,12 @@ Usage (after `pip install -e .`):
         [--pairs 100] [--nodes 20000] [--concurrency 2] [--seed 1]
 
 Engines are started with a console command as an argument (`eval NET.nnue`) before `--uci`
-where each needs its own setting. Games end by the rules or at 300 plies (a draw). The score is
+where each needs its own setting, or given UCI options with --base-option/--candidate-option;
+a search parameter (docs/OPTIONS.md) is an option only an engine started with PONDEROSA_TUNE=1
+lists, and python-chess sets only listed ones:
+
+    python -m tools.match.node_match "env PONDEROSA_TUNE=1 ponderosa --uci" \
+        "env PONDEROSA_TUNE=1 ponderosa --uci" --candidate-option LmrCutNode=8 Games end by the rules or at 300 plies (a draw). The score is
 the second engine's, with its Elo difference and a 95% margin over the game pairs.
 """
 from __future__ import annotations
@@ -52,6 +57,17 @@ def elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    """NAME=VALUE arguments as a dict (ValueError for one without '=')."""
+    options = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise ValueError(f"an option is NAME=VALUE, not {pair!r}")
+        options[name.strip()] = value.strip()
+    return options
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -62,18 +78,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--openings", type=Path, default=OPENINGS)
+    parser.add_argument("--base-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="UCI option of the first engine (repeatable)")
+    parser.add_argument("--candidate-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="UCI option of the second engine (repeatable): one build, two settings")
     args = parser.parse_args(argv)
+    try:
+        base_options, candidate_options = parse_options(args.base_option), parse_options(args.candidate_option)
+    except ValueError as error:
+        parser.error(str(error))
     openings = [" ".join(line.split()[:4]) + " 0 1" for line in args.openings.read_text().splitlines()
                 if len(line.split()) >= 4]
     rng = random.Random(args.seed)
     queue = [rng.choice(openings) for _ in range(args.pairs)]
     pair_scores: list[float] = []
     lock = threading.Lock()
+    failures: list[str] = []
 
     def worker() -> None:
         base = chess.engine.SimpleEngine.popen_uci(shlex.split(args.base))
         candidate = chess.engine.SimpleEngine.popen_uci(shlex.split(args.candidate))
         try:
+            try:
+                base.configure(base_options)
+                candidate.configure(candidate_options)
+            except chess.engine.EngineError as error:   # an option the engine does not list
+                failures.append(str(error))
+                return
             while True:
                 with lock:
                     if not queue:
@@ -94,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         thread.start()
     for thread in threads:
         thread.join()
+    if failures:
+        print(f"node_match: {failures[0]}", file=sys.stderr)
+        return 2
     games = 2 * len(pair_scores)
     total = sum(pair_scores)
     mean = total / len(pair_scores) / 2

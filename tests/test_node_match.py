@@ -1,0 +1,26 @@
+"""tools/match/node_match.py: a fixed-node match of two commands, or of one build with two settings."""
+from __future__ import annotations
+
+import pytest
+
+from tools.match import node_match
+
+
+def test_options_are_name_value_pairs() -> None:
+    assert node_match.parse_options(["LmrCutNode=8", " Hash = 16 "]) == {"LmrCutNode": "8", "Hash": "16"}
+    with pytest.raises(ValueError, match="NAME=VALUE"):
+        node_match.parse_options(["LmrCutNode"])
+
+
+def test_one_build_with_a_search_parameter_plays_its_games(capsys: pytest.CaptureFixture[str]) -> None:
+    command = "env PONDEROSA_TUNE=1 ponderosa --uci"
+    assert node_match.main([command, command, "--pairs", "1", "--nodes", "300", "--concurrency", "1",
+                            "--candidate-option", "LmrCutNode=8", "--base-option", "Hash=1"]) == 0
+    assert "2 games at 300 nodes a move: candidate " in capsys.readouterr().out
+
+
+def test_an_option_the_engine_does_not_list_is_a_clear_failure(capsys: pytest.CaptureFixture[str]) -> None:
+    # without PONDEROSA_TUNE=1 the search parameters are not listed, and python-chess refuses them
+    assert node_match.main(["ponderosa --uci", "ponderosa --uci", "--pairs", "1", "--nodes", "300",
+                            "--concurrency", "1", "--candidate-option", "LmrCutNode=8"]) == 2
+    assert "LmrCutNode" in capsys.readouterr().err
