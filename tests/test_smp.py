@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import io
+import math
 import os
 import random
 import statistics
@@ -256,3 +257,13 @@ def test_smp_bench_tool_reports_both_sides(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "round 1: time to depth 2T/1T = " in out
     assert "all 1 rounds, depth 3" in out
+
+
+def test_uci_time_to_depth_tool_times_both_thread_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    """tools/bench/smp_uci.py drives a real engine process per thread count through UCI."""
+    from tools.bench import smp_uci
+
+    assert smp_uci.main(["--depth", "4", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "round 1: 2T/1T = " in out and "4 positions, depth 4: time to depth 2T/1T = " in out
+    assert smp_uci.ratios([1.0, 2.0], [0.5, 2.0]) == (2.5 / 3.0, pytest.approx(math.sqrt(0.5)))

@@ -13,7 +13,9 @@ a search parameter (docs/OPTIONS.md) is an option only an engine started with PO
 lists, and python-chess sets only listed ones:
 
     python -m tools.match.node_match "env PONDEROSA_TUNE=1 ponderosa --uci" \
-        "env PONDEROSA_TUNE=1 ponderosa --uci" --candidate-option LmrCutNode=8 Games end by the rules or at 300 plies (a draw). The score is
+        "env PONDEROSA_TUNE=1 ponderosa --uci" --candidate-option LmrCutNode=8
+
+Games end by the rules or at 300 plies (a draw). The score is
 the second engine's, with its Elo difference and a 95% margin over the game pairs.
 """
 from __future__ import annotations
