@@ -501,6 +501,7 @@ cdef enum:
     BOUND_UPPER = 1      # score <= value (failed low)
     BOUND_LOWER = 2      # score >= value (failed high)
     BOUND_EXACT = 3
+    TT_PV = 4            # with the bound in tt_store and gen_bound: the node is or was on a principal variation
     BUCKET_SIZE = 4
     EVAL_NONE = -32768   # static_eval of an entry whose evaluation is not known
 
@@ -510,7 +511,7 @@ cdef struct TTEntry:       # one entry as the search reads it: a private copy, n
     int16_t score         # mate scores stored relative to this node
     int16_t static_eval
     uint8_t depth         # in plies; 0 = quiescence
-    uint8_t gen_bound     # generation << 2 | bound
+    uint8_t gen_bound     # generation (5 bits) << 3 | TT_PV | bound
 
 cdef struct TTSlot:        # one entry as the table holds it; each word is read and written whole
     uint64_t check        # key XOR data

@@ -156,7 +156,8 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         bound = BOUND_EXACT
     else:
         bound = BOUND_UPPER
-    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, 0, bound)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, 0,
+             bound | (TT_PV if pv_node or (tte is not NULL and (tte.gen_bound & TT_PV) != 0) else 0))
     return best_score
 
 
@@ -194,7 +195,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
-    cdef bint skip_quiets = False, evaluated = False, hash_capture
+    cdef bint skip_quiets = False, evaluated = False, hash_capture, tt_pv
     cdef CheckInfo check_info   # whether each move gives check, told before it is made
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
@@ -229,6 +230,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
 
     key = pos.states[pos.ply].key
     tte = tt_probe(s.tt, key, &tt_copy)
+    tt_pv = pv_node or (tte is not NULL and (tte.gen_bound & TT_PV) != 0)
     if tte is not NULL:
         hash_move = tte.move
         if hash_move:
@@ -409,6 +411,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                     # A move whose statistics are good is reduced less, a bad one more (a ply per
                     # HISTORY_PER_PLY, in quarter plies).
                     reduction = reduction * ONE_PLY - scores[i] * ONE_PLY // HISTORY_PER_PLY
+                if tt_pv:
+                    reduction -= LMR_TT_PV   # on or once on a principal variation: searched more fully
                 if cut_node:
                     reduction += LMR_CUT_NODE   # expected to fail high: a quiet late move is unlikely to matter
                 if hash_capture:
@@ -468,7 +472,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             and not (bound == BOUND_UPPER and best_score >= static_eval):
         update_correction(&s.history, pos.side, pos.states[pos.ply].pawn_key, best_score - static_eval,
                           depth // ONE_PLY)
-    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, depth // ONE_PLY, bound)
+    tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, depth // ONE_PLY,
+             bound | (TT_PV if tt_pv else 0))
     return best_score
 
 

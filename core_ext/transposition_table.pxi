@@ -61,7 +61,9 @@ cdef TTEntry* tt_probe(TTable* tt, uint64_t key, TTEntry* copy) noexcept nogil:
 
 cdef inline int replacement_worth(TTable* tt, TTEntry* e) noexcept nogil:
     """Lower is more replaceable: shallow entries from older searches go first."""
-    cdef int age = (tt.generation - (e.gen_bound >> 2)) & 63
+    cdef int age = (tt.generation - (e.gen_bound >> 3)) & 31
+    if age >= 16:
+        age = 32   # from before a clear (which jumps the generation by 16): below every current entry
     return e.depth - 8 * age
 
 
@@ -72,6 +74,8 @@ cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eva
     cdef bint used
     cdef int i, victim = 0
     cdef TTEntry entry
+    cdef int pv_flag = bound & TT_PV   # the node is or was on a principal variation
+    bound &= 3
     key = key ^ tt.salt   # from here on only the stored form is compared and written
     for i in range(BUCKET_SIZE):
         used = read_slot(&bucket[i], &seen[i])
@@ -82,7 +86,7 @@ cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eva
             victim = i
     # Keep a deeper exact result of the same position from this search unless this one is exact.
     if seen[victim].key == key and bound != BOUND_EXACT and seen[victim].depth > depth + 2 \
-            and (seen[victim].gen_bound >> 2) == tt.generation:
+            and (seen[victim].gen_bound >> 3) == tt.generation:
         return
     if move == 0 and seen[victim].key == key:
         move = seen[victim].move
@@ -93,7 +97,7 @@ cdef void tt_store(TTable* tt, uint64_t key, int move, int score, int static_eva
     entry.score = score
     entry.static_eval = static_eval
     entry.depth = depth if depth < 255 else 255
-    entry.gen_bound = ((tt.generation & 63) << 2) | bound
+    entry.gen_bound = ((tt.generation & 31) << 3) | pv_flag | bound
     PONDEROSA_STORE64(&bucket[victim].data, pack(&entry))
     PONDEROSA_STORE64(&bucket[victim].check, key ^ pack(&entry))
 
@@ -165,7 +169,7 @@ cdef class TranspositionTable:
         generation jumps half its range, so the old entries are the first to be replaced."""
         self.table.clears += 1
         self.table.salt = splitmix64(self.table.clears)
-        self.table.generation = (self.table.generation + 32) & 63
+        self.table.generation = (self.table.generation + 16) & 31
 
     def wipe(self) -> None:
         """Write the whole table over with zeros: what `bench` needs, since its node count must
@@ -178,7 +182,7 @@ cdef class TranspositionTable:
 
     def new_search(self) -> None:
         """Age the entries: those of earlier searches are replaced first."""
-        self.table.generation = (self.table.generation + 1) & 63
+        self.table.generation = (self.table.generation + 1) & 31
 
     @property
     def size(self) -> int:
@@ -199,12 +203,20 @@ cdef class TranspositionTable:
             return None
         return (e.move, e.score, e.depth, e.gen_bound & 3)
 
+    def on_pv(self, key: int):
+        """Whether the entry for key is marked as on (or once on) a principal variation; None on a miss."""
+        cdef TTEntry copy
+        cdef TTEntry* e = tt_probe(&self.table, key, &copy)
+        if e is NULL:
+            return None
+        return (e.gen_bound & TT_PV) != 0
+
     def hashfull(self) -> int:
         """Per mille of the first thousand entries used by the current search."""
         cdef int i, used = 0
         cdef int count = min(1000, (self.table.bucket_mask + 1) * BUCKET_SIZE)
         cdef TTEntry copy
         for i in range(count):
-            if read_slot(&self.table.entries[i], &copy) and (copy.gen_bound >> 2) == self.table.generation:
+            if read_slot(&self.table.entries[i], &copy) and (copy.gen_bound >> 3) == self.table.generation:
                 used += 1
         return used * 1000 // count

@@ -78,3 +78,17 @@ def test_bench_after_a_clear_is_still_the_signature() -> None:
     engine.think(SearchLimits(depth=7))
     engine.new_game()
     assert engine.bench(depth=6).nodes == first
+
+
+def test_principal_variation_entries_carry_their_mark() -> None:
+    """The search marks what it stores at principal-variation nodes (late-move reductions read the
+    mark back, LmrTtPv); an entry stored from Python is unmarked and its bound reads unchanged."""
+    engine = Engine()
+    result = engine.think(SearchLimits(depth=7))
+    board = chess.Board()
+    board.push_uci(result.best_move)
+    assert engine.tt.on_pv(chess.polyglot.zobrist_hash(board)) is True
+    table = TranspositionTable(64 * 16)
+    table.store(12345, 1, 0, 5, 2)
+    assert table.on_pv(12345) is False and table.probe(12345)[3] == 2
+    assert table.on_pv(54321) is None
