@@ -72,6 +72,9 @@ include "search_rules.pxi"
 include "search_ordering.pxi"
 
 
+include "search_breadcrumbs.pxi"
+
+
 cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     """Captures (and evasions when in check) until the position is quiet."""
     cdef Position* pos = &s.pos
@@ -195,7 +198,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
-    cdef bint skip_quiets = False, evaluated = False, hash_capture, tt_pv
+    cdef bint skip_quiets = False, evaluated = False, hash_capture, tt_pv, other_thread
+    cdef int breadcrumb
     cdef CheckInfo check_info   # whether each move gives check, told before it is made
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
@@ -351,6 +355,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     score_moves(s, moves, scores, n, hash_move, ply)
     init_check_info(pos, &check_info)
     hash_capture = hash_move != 0 and not is_quiet(pos, hash_move)
+    breadcrumb = breadcrumb_enter(s, key, ply, &other_thread)
     best_score = -INFINITE
 
     for i in range(n):
@@ -417,6 +422,8 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                     reduction += LMR_CUT_NODE   # expected to fail high: a quiet late move is unlikely to matter
                 if hash_capture:
                     reduction += LMR_CAPTURE_HASH_MOVE   # the best move found so far is a capture
+                if other_thread:
+                    reduction += SMP_BREADCRUMB   # another thread searches this position already
                 if reduction > new_depth - ONE_PLY:
                     reduction = new_depth - ONE_PLY
                 if reduction < 0:
@@ -428,6 +435,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                 score = -search(s, -beta, -alpha, new_depth, ply + 1, True, False)
         undo_move(pos)
         if s.stopped:
+            breadcrumb_leave(breadcrumb)
             return 0
         searched += 1
 
@@ -450,6 +458,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             captures[capture_count] = m
             capture_count += 1
 
+    breadcrumb_leave(breadcrumb)
     if tb_bound == BOUND_LOWER and best_score < tb_value:
         best_score = tb_value
     elif tb_bound == BOUND_UPPER and best_score > tb_value:

@@ -18,6 +18,7 @@ cdef int LMR_DIVISOR = 225
 cdef int HISTORY_PER_PLY = 12288        # statistics that change a reduction by a ply
 cdef int LMR_CUT_NODE = 0               # quarter plies more for a late quiet move at an expected cut node
 cdef int LMR_CAPTURE_HASH_MOVE = 0      # quarter plies more for a late quiet move when the hash move is a capture
+cdef int SMP_BREADCRUMB = 0             # quarter plies more for a late quiet move at a node another thread searches
 cdef int LMR_TT_PV = 0                  # quarter plies less at a node that is or was on a principal variation (the table's flag)
 cdef int NULL_BASE = 3                  # null-move reduction: NULL_BASE plies + depth / NULL_DEPTH_DIVISOR
 cdef int NULL_DEPTH_DIVISOR = 6
@@ -57,7 +58,7 @@ build_parameter_tables()
 
 # name, the C int, its range and SPSA's step at the run's end (c_end: about a twentieth of the range).
 cdef enum:
-    PARAMETER_COUNT = 23
+    PARAMETER_COUNT = 24
 cdef int* PARAMETER_ADDRESS[PARAMETER_COUNT]
 PARAMETER_RANGES = (
     ("RazorDepth", 1, 4, 0.5),
@@ -83,6 +84,7 @@ PARAMETER_RANGES = (
     ("LmrCutNode", 0, 16, 1),
     ("LmrCaptureHashMove", 0, 12, 1),
     ("LmrTtPv", 0, 12, 1),
+    ("SmpBreadcrumb", 0, 12, 1),
 )
 PARAMETER_ADDRESS[0] = &RAZOR_DEPTH
 PARAMETER_ADDRESS[1] = &RAZOR_MARGIN
@@ -107,6 +109,7 @@ PARAMETER_ADDRESS[19] = &ASPIRATION_WINDOW
 PARAMETER_ADDRESS[20] = &LMR_CUT_NODE
 PARAMETER_ADDRESS[21] = &LMR_CAPTURE_HASH_MOVE
 PARAMETER_ADDRESS[22] = &LMR_TT_PV
+PARAMETER_ADDRESS[23] = &SMP_BREADCRUMB
 if len(PARAMETER_RANGES) != PARAMETER_COUNT:   # a row without its address (or one too many) reads a wild pointer
     raise ImportError(f"search_parameters.pxi: {len(PARAMETER_RANGES)} ranges for {PARAMETER_COUNT} parameters")
 PARAMETER_DEFAULTS = tuple(PARAMETER_ADDRESS[i][0] for i in range(len(PARAMETER_RANGES)))

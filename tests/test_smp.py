@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import chess
 import pytest
 
+from ponderosa.core_ext.core import breadcrumbs_held, search_parameter, set_search_parameter
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import MATE_THRESHOLD, SearchLimits, mate_distance
 from ponderosa.engine.worker import HELPER_NICENESS
@@ -253,10 +254,41 @@ def test_smp_bench_tool_reports_both_sides(capsys: pytest.CaptureFixture[str]) -
     """tools/bench/smp.py (time to depth, N threads against 1) runs and prints its ratios."""
     from tools.bench import smp
 
-    smp.main(["--depth", "3", "--threads", "2", "--rounds", "1", "--hash", "1"])
+    try:
+        smp.main(["--depth", "3", "--threads", "2", "--rounds", "1", "--hash", "1", "--set", "SmpBreadcrumb=4"])
+        assert search_parameter("SmpBreadcrumb") == 4
+    finally:
+        set_search_parameter("SmpBreadcrumb", 0)
     out = capsys.readouterr().out
     assert "round 1: time to depth 2T/1T = " in out
     assert "all 1 rounds, depth 3" in out
+
+
+def test_breadcrumbs_are_all_taken_back_after_searches_and_stops(engine: Engine) -> None:
+    """Helper threads leave marks near the root while they search (SmpBreadcrumb reads them); a
+    mark left behind would read as another thread's search forever, so none may outlive a search,
+    however it ended: depth reached, node limit, or a stop in the middle."""
+    set_search_parameter("SmpBreadcrumb", 8)
+    try:
+        for fen in (MIDDLEGAME, KIWIPETE):
+            engine.set_position(fen)
+            engine.think(SearchLimits(depth=9))
+            engine.searcher.park_helpers()   # the move is decided before the helpers have parked
+            assert breadcrumbs_held() == 0
+            engine.think(SearchLimits(nodes=30000))
+            engine.searcher.park_helpers()
+            assert breadcrumbs_held() == 0
+        engine.set_position(MIDDLEGAME)
+        thread = threading.Thread(target=lambda: engine.think(SearchLimits()))
+        thread.start()
+        time.sleep(0.2)
+        engine.stop()
+        thread.join(timeout=5)
+        assert not thread.is_alive()
+        engine.searcher.park_helpers()
+        assert breadcrumbs_held() == 0
+    finally:
+        set_search_parameter("SmpBreadcrumb", 0)
 
 
 def test_uci_time_to_depth_tool_times_both_thread_counts(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,6 @@
 """Parallel search speed: time to depth and nodes per second, N threads against 1, in one run.
 
-Usage:  nice python -m tools.bench.smp [--depth D] [--threads N] [--rounds R] [--hash MB]
+Usage:  nice python -m tools.bench.smp [--depth D] [--threads N] [--rounds R] [--hash MB] [--set NAME=VALUE]
 Every bench position is searched to depth D from cleared tables, once with one thread and once
 with N, R times over (the order alternates by round, so a change in the machine's load hits both
 sides alike). Prints per round and in total: the time to depth of N threads as a fraction of one
@@ -15,6 +15,7 @@ import argparse
 import math
 import os
 
+from ponderosa.core_ext.core import set_search_parameter
 from ponderosa.engine.bench import BENCH_POSITIONS
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.limits import MEGABYTE
@@ -67,7 +68,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hash", type=int, default=0, metavar="MB",
                         help="transposition table size (default: the engine's); a deep bench on a small "
                              "table measures its overwriting as much as the threads")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a search parameter for both sides (docs/OPTIONS.md), e.g. SmpBreadcrumb=4")
     args = parser.parse_args(argv)
+    for pair in args.set:
+        name, _, value = pair.partition("=")
+        set_search_parameter(name.strip(), int(value))
     engine = Engine()
     if args.hash:
         engine.options.set("Hash", args.hash)
