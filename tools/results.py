@@ -94,7 +94,7 @@ TABLES: dict[str, Table] = {
                     "peers.ethereal", "startup.pong", "startup.engine", "nnue.speed.net-093", "bench.noise")),
     "suite": Table(("suite.wac",)),
     "perft-peers": Table(("perft.stockfish.*",)),
-    "smp": Table(("smp.bench", "smp.bench16")),
+    "smp": Table(("smp.bench", "smp.bench16", "smp.uci16", "smp.uci20")),
     "protocols": Table(("uci.*", "xboard.*", "client.*")),
     "books": Table(("book.*",)),
     "operations": Table(("tt.clear", "annotate", "syzygy.*")),
@@ -151,6 +151,7 @@ RESULTS: tuple[tuple[str, str], ...] = (
                     "[, hand-written {classic_nps_m:.2f} M][ ({classic_nps_m_low:.2f}-{classic_nps_m_high:.2f})][: ]"
                     "**{ratio}×** the hand-written evaluation's[, {runs} runs each]"),
     ("suite.*", "**{solved}**/{positions}, {nodes:,} nodes, {seconds} s, {mnps} M nodes/s; failed: {failed}"),
+    ("smp.uci*", "time to depth 2T/1T **{time_ratio}** (per position {time_ratio_geomean}), from outside"),
     ("smp.*", "nodes to depth 2T/1T **{nodes_ratio}×**[; time to depth **{time_ratio}**][ (per position "
               "{time_ratio_geomean})][; nodes/s **{nps_ratio}×**][ ({nps_1t_k:,} → {nps_2t_k:,} k)]"),
     ("uci.stop", "`stop` to `bestmove` median **{median_ms} ms**, max {max_ms} ms over {stops} stops"),
