@@ -6,10 +6,11 @@ import pytest
 from tools.match import node_match
 
 
-def test_options_are_name_value_pairs() -> None:
-    assert node_match.parse_options(["LmrCutNode=8", " Hash = 16 "]) == {"LmrCutNode": "8", "Hash": "16"}
-    with pytest.raises(ValueError, match="NAME=VALUE"):
-        node_match.parse_options(["LmrCutNode"])
+def test_an_option_is_a_name_value_pair(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        node_match.main(["ponderosa --uci", "ponderosa --uci", "--candidate-option", "LmrCutNode"])
+    assert exit_info.value.code == 2
+    assert "--candidate-option takes NAME=VALUE" in capsys.readouterr().err
 
 
 def test_one_build_with_a_search_parameter_plays_its_games(capsys: pytest.CaptureFixture[str]) -> None:

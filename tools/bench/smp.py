@@ -12,7 +12,6 @@ loaded machine two threads may get much less than two cores: read the ratios wit
 from __future__ import annotations
 
 import argparse
-import math
 import os
 
 from ponderosa.core_ext.core import set_search_parameter
@@ -20,6 +19,9 @@ from ponderosa.engine.bench import BENCH_POSITIONS
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.limits import MEGABYTE
 from ponderosa.engine.search import SearchResult
+
+from tools.bench.smp_uci import geometric_mean_ratio
+from tools.match.gauntlet import option_list
 
 
 class Side:
@@ -51,8 +53,7 @@ def run_bench(engine: Engine, depth: int, side: Side) -> None:
 
 
 def report(single: Side, multi: Side, label: str) -> None:
-    ratios = [m / s for s, m in zip(single.per_position, multi.per_position) if s > 0 and m > 0]
-    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else float("nan")
+    geo = geometric_mean_ratio(single.per_position, multi.per_position)
     print(f"{label}: time to depth {multi.threads}T/1T = {multi.seconds / single.seconds:.3f} "
           f"(geometric mean per position {geo:.3f}); nps {multi.threads}T/1T = {multi.nps / single.nps:.2f} "
           f"({single.nps / 1e3:.0f} vs {multi.nps / 1e3:.0f} knps); nodes to depth "
@@ -71,9 +72,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a search parameter for both sides (docs/OPTIONS.md), e.g. SmpBreadcrumb=4")
     args = parser.parse_args(argv)
-    for pair in args.set:
-        name, _, value = pair.partition("=")
-        set_search_parameter(name.strip(), int(value))
+    for name, value in option_list(parser, "--set", args.set):
+        try:
+            set_search_parameter(name, value)
+        except KeyError:
+            parser.error(f"--set {name}={value}: no such search parameter (docs/OPTIONS.md lists them)")
+        except (ValueError, TypeError) as error:
+            parser.error(f"--set {name}={value}: {error}")
     engine = Engine()
     if args.hash:
         engine.options.set("Hash", args.hash)

@@ -79,11 +79,15 @@ def times_to_depth(command: str, threads: int, fens: list[str], depth: int) -> l
         engine.quit()
 
 
+def geometric_mean_ratio(single: list[float], multi: list[float]) -> float:
+    """The geometric mean of multi / single over the positions both timed (nan for none)."""
+    per_position = [m / s for s, m in zip(single, multi) if s > 0 and m > 0]
+    return math.exp(sum(map(math.log, per_position)) / len(per_position)) if per_position else math.nan
+
+
 def ratios(single: list[float], multi: list[float]) -> tuple[float, float]:
     """(sum of multi / sum of single, geometric mean of the per-position ratios)."""
-    per_position = [m / s for s, m in zip(single, multi) if s > 0 and m > 0]
-    geometric = math.exp(sum(map(math.log, per_position)) / len(per_position)) if per_position else math.nan
-    return sum(multi) / sum(single), geometric
+    return sum(multi) / sum(single), geometric_mean_ratio(single, multi)
 
 
 def main(argv: list[str] | None = None) -> int:

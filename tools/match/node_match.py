@@ -32,6 +32,7 @@ import chess
 import chess.engine
 
 from tools import ROOT as REPO
+from tools.match.gauntlet import option_list
 
 OPENINGS = REPO / "tests" / "data" / "openings" / "noob_2moves.epd"
 MAX_PLIES = 300
@@ -59,17 +60,6 @@ def elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
-def parse_options(pairs: list[str]) -> dict[str, str]:
-    """NAME=VALUE arguments as a dict (ValueError for one without '=')."""
-    options = {}
-    for pair in pairs:
-        name, equals, value = pair.partition("=")
-        if not equals or not name.strip():
-            raise ValueError(f"an option is NAME=VALUE, not {pair!r}")
-        options[name.strip()] = value.strip()
-    return options
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -85,10 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--candidate-option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option of the second engine (repeatable): one build, two settings")
     args = parser.parse_args(argv)
-    try:
-        base_options, candidate_options = parse_options(args.base_option), parse_options(args.candidate_option)
-    except ValueError as error:
-        parser.error(str(error))
+    base_options = dict(option_list(parser, "--base-option", args.base_option))
+    candidate_options = dict(option_list(parser, "--candidate-option", args.candidate_option))
     openings = [" ".join(line.split()[:4]) + " 0 1" for line in args.openings.read_text().splitlines()
                 if len(line.split()) >= 4]
     rng = random.Random(args.seed)
