@@ -75,6 +75,11 @@ include "search_ordering.pxi"
 include "search_breadcrumbs.pxi"
 
 
+cdef inline bint on_pv(bint pv_node, TTEntry* tte) noexcept nogil:
+    """The node is on a principal variation, or its table entry says it once was (ttPv)."""
+    return pv_node or (tte is not NULL and (tte.gen_bound & TT_PV) != 0)
+
+
 cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     """Captures (and evasions when in check) until the position is quiet."""
     cdef Position* pos = &s.pos
@@ -160,7 +165,7 @@ cdef int qsearch(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     else:
         bound = BOUND_UPPER
     tt_store(s.tt, key, best_move, score_to_tt(best_score, ply), raw_eval, 0,
-             bound | (TT_PV if pv_node or (tte is not NULL and (tte.gen_bound & TT_PV) != 0) else 0))
+             bound | (TT_PV if on_pv(pv_node, tte) else 0))
     return best_score
 
 
@@ -234,7 +239,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
 
     key = pos.states[pos.ply].key
     tte = tt_probe(s.tt, key, &tt_copy)
-    tt_pv = pv_node or (tte is not NULL and (tte.gen_bound & TT_PV) != 0)
+    tt_pv = on_pv(pv_node, tte)
     if tte is not NULL:
         hash_move = tte.move
         if hash_move:

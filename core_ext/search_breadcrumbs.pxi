@@ -5,8 +5,9 @@
 # small shared array; a thread that finds another thread's mark for the same position knows the
 # position is being searched already, and reduces its late moves more (SmpBreadcrumb), so that two
 # threads spread over the tree instead of searching the same lines. One thread never sees a mark
-# but its own: the single-thread search is unchanged. Every access is a relaxed whole-word atomic:
-# a torn or stale pair only costs a reduction somewhere else.
+# but its own: the single-thread search is unchanged; at 0 (the default) no marks are left at all.
+# Every access is a relaxed whole-word atomic: a torn or stale pair only costs a reduction
+# somewhere else.
 
 cdef enum:
     BREADCRUMBS = 1024         # a power of two
@@ -22,8 +23,8 @@ cdef inline int breadcrumb_enter(SearchState* s, uint64_t key, int ply, bint* ma
     cdef int slot
     cdef uint64_t owner
     marked[0] = False
-    if ply >= BREADCRUMB_PLIES:
-        return -1
+    if ply >= BREADCRUMB_PLIES or SMP_BREADCRUMB == 0:
+        return -1   # (off: a mark nobody reads is not worth its shared writes)
     slot = key & (BREADCRUMBS - 1)
     owner = PONDEROSA_LOAD64(&BREADCRUMB_OWNER[slot])
     if owner == 0:
