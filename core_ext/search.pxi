@@ -212,7 +212,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef int searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
     cdef int tb_value = 0, tb_bound = 0
-    cdef int moved_type, victim_type, plies
+    cdef int moved_type, victim_type, plies, prune_plies
     cdef Move m, best_move = 0, hash_move = 0
     cdef TTEntry* tte
     cdef TTEntry tt_copy
@@ -382,11 +382,17 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                             or static_eval + FUTILITY_MARGIN[plies] <= alpha:
                         skip_quiets = True
                         continue
-                    if plies <= 3 and scores[i] < -HISTORY_PRUNE_MARGIN * plies:
+                    # Stockfish prunes by the depth the move would be searched to after its
+                    # reduction; PRUNE_LMR_SHARE takes that share of the reduction off.
+                    prune_plies = plies - LMR_TABLE[plies][searched if searched < 64 else 63] * PRUNE_LMR_SHARE // 100
+                    if prune_plies < 1:
+                        prune_plies = 1   # at zero, any negative history or exchange would do
+                    if prune_plies <= 3 and scores[i] < -HISTORY_PRUNE_MARGIN * prune_plies:
                         continue
-                    if see(pos, m) < -QUIET_SEE_MARGIN * plies:
+                    if see(pos, m) < -QUIET_SEE_MARGIN * prune_plies:
                         continue
-            elif not quiet and plies <= 4 and scores[i] < -(1 << 20) and see(pos, m) < -CAPTURE_SEE_MARGIN * plies:
+            elif not quiet and plies <= CAPTURE_SEE_DEPTH and scores[i] < -(1 << 20) \
+                    and see(pos, m) < -CAPTURE_SEE_MARGIN * plies:
                 continue
 
         prefetch_child(s, m)
