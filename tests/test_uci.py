@@ -316,6 +316,19 @@ def test_ponderhit_turns_pondering_into_the_timed_search_and_stop_is_a_miss(uci)
     assert seen[-1].at - sent < allowed(STOP_BOUND)
 
 
+@pytest.mark.parametrize("go", ["go ponder depth 2", "go ponder wtime 300 btime 300"], ids=["ended", "budget-spent"])
+def test_a_ponderhit_answers_with_an_info_line_before_its_bestmove(uci, go: str) -> None:
+    """python-chess files only the lines after ponderhit as the move's information: a pondering
+    that had ended, or had used the whole budget, still gives the move its PV and score."""
+    engine = uci()
+    engine.send(f"position fen {MIDGAME}", go)
+    engine.quiet(0.6)
+    move, _, seen = engine.search("ponderhit")
+    lines = [parse_info(line.text) for line in seen if line.text.startswith("info ") and " pv " in line.text]
+    assert lines, [line.text for line in seen]
+    assert lines[-1]["pv"][0] == move and "score" in lines[-1]
+
+
 def test_multipv_three_lines_per_iteration(uci) -> None:
     engine = uci()
     engine.send("setoption name MultiPV value 3")

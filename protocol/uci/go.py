@@ -200,12 +200,13 @@ def ponderhit(session: UciSession, args: str) -> None:
     if active is None or active.kind != "ponder":
         return
     active.kind = "think"
+    active.hit = True
     session.restore_predicted_move(active)   # the predicted move was played: the game has it again
     if _book_move_on_ponderhit(session, active):
         return
     if active.result is not None:
         result, session.active = active.result, None
-        session.send_bestmove(result, record=True)
+        session.send_bestmove(result, record=True, search=active)
         return
     budget = move_budget(active.go, session.engine.white_to_move, session.ponder_enabled, session.move_overhead)
     if budget is None:

@@ -40,6 +40,9 @@ class ActiveSearch:
     last_progress: float = 0.0
     last_depth: int = 0
     material: int | None = None          # of the searched position, for UCI_ShowWDL
+    hit: bool = False                    # a ponder search that ponderhit made the move's search
+    reported_since_hit: bool = False     # an info line went out after the ponderhit
+    last_report: Thinking | None = None
 
 
 class UciSession:
@@ -116,6 +119,8 @@ class UciSession:
         def thinking(report: Thinking) -> None:
             try:
                 search.last_depth = report.depth
+                search.last_report = report
+                search.reported_since_hit = search.hit
                 self.out.line(self.info_line(report, search.material))
             except Exception:   # a report must never end the search (no bestmove would follow)
                 log.exception("info line failed")
@@ -181,15 +186,17 @@ class UciSession:
             active.result = result   # UCI: no bestmove before stop or ponderhit
             return
         self.active = None
-        self.send_bestmove(result, record=active.kind == "think" and not active.stop_sent)
+        self.send_bestmove(result, record=active.kind == "think" and not active.stop_sent, search=active)
 
-    def send_bestmove(self, result: SearchResult, record: bool) -> None:
+    def send_bestmove(self, result: SearchResult, record: bool, search: ActiveSearch | None = None) -> None:
         """`bestmove X [ponder Y]`; a move played in a game (not a ponder miss or analysis) is noted
         for the learner; the board stays as the GUI set it (its next `position` plays the move)."""
         move = result.best_move
         if move is None or move not in self.engine.legal_moves():
             self.out.line("bestmove 0000")
             return
+        if search is not None and search.hit and not search.reported_since_hit and result.pv[:1] == [move]:
+            self._final_info(search, result)
         after = self.engine.position(stack=False)
         after.push_uci(move)
         ponder = result.ponder_move
@@ -199,6 +206,15 @@ class UciSession:
         if record and not self.analyse_mode:
             # After the answer: the learner may write to its store (110 ms measured), on the engine's time.
             self.engine.note_own_move(move, result)
+
+    def _final_info(self, search: ActiveSearch, result: SearchResult) -> None:
+        """The result's line once more, after a ponderhit that no line followed (the pondering had used
+        the budget, or had ended): a client such as python-chess keeps only the lines after ponderhit as
+        the move's information, and lichess-bot's score, draw and resign logic reads them."""
+        last = search.last_report
+        report = Thinking(result.depth, result.score, result.seconds, result.nodes, list(result.pv),
+                          seldepth=last.seldepth if last else 0, tbhits=last.tbhits if last else None)
+        self.out.line(self.info_line(report, search.material))
 
     def finish_active(self) -> None:
         """A command that changes the position arrived while a search runs (a GUI should have sent
