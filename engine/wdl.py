@@ -8,10 +8,10 @@ score) are cubics in the material (pawns 1, knights and bishops 3, rooks 5, quee
 The coefficients were fitted to the project's own self-play games (every ply's search score and
 the game's result) by
 
-    python -m tools.tune.fit_wdl data/nnue/selfplay-04[7-9].pgm.xz data/nnue/selfplay-05[0-3].pgm.xz
+    python -m tools.tune.fit_wdl data/nnue/selfplay-14[8-9].pgm.xz data/nnue/selfplay-15[0-4].pgm.xz
 
-on selfplay-047..053, games searched with net-046, the network shipped before net-093 (docs/WDL.md:
-the data, the fit, how well it predicts, and net-093's scores measured against net-046's)."""
+on selfplay-148..154, games searched with net-130, the shipped network (docs/WDL.md: the data,
+the fit and how well it predicts)."""
 from __future__ import annotations
 
 import math
@@ -25,8 +25,8 @@ PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, 
 MATERIAL_ANCHOR = 58          # the polynomials' variable is material / 58, as Stockfish's
 MATERIAL_RANGE = (6, 78)      # material the games cover well; beyond it the nearest end's a and b
 # a(t) and b(t) in centipawns, t = material / MATERIAL_ANCHOR, highest power first.
-A_COEFFICIENTS = (-424.068888, 1263.528576, -1262.767763, 511.266409)
-B_COEFFICIENTS = (-13.381801, 50.899909, -33.436264, 101.132205)
+A_COEFFICIENTS = (-452.280538, 1343.302750, -1345.127609, 540.997859)
+B_COEFFICIENTS = (-27.878133, 63.143829, -27.819803, 99.005653)
 PER_MILLE = 1000
 
 

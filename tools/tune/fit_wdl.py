@@ -20,7 +20,8 @@ L-BFGS-B, then Nelder-Mead) over the samples counted by (result, material, score
 --holdout-every'th game is held out of the fit: the tables of observed against predicted rates
 and the log-loss marked held-out are over those games only.
 
-Prints the coefficients to put into engine/wdl.py and, as Markdown, the calibration tables.
+Prints the coefficients to put into engine/wdl.py, the held-out log-loss of the fit and of the
+coefficients engine/wdl.py has now (whether the refit pays), and, as Markdown, the calibration tables.
 
 The model maps the engine's scores, so the games must have been scored on the scale the engine
 scores on now. --scale-check F searches a share F of each file's positions (|score| <= 600) again
@@ -41,7 +42,8 @@ from scipy.optimize import minimize
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
-from ponderosa.engine.wdl import MATERIAL_ANCHOR, MATERIAL_RANGE, PIECE_VALUES, material_count
+from ponderosa.engine.wdl import (A_COEFFICIENTS, B_COEFFICIENTS, MATERIAL_ANCHOR, MATERIAL_RANGE, PIECE_VALUES,
+                                  material_count)
 
 from tools.nnue.packed_games import read_games
 
@@ -229,6 +231,8 @@ def main() -> None:
         held = Samples(held_counts)
         print(f"log-loss (held-out games): {held.log_loss(coefficients):.4f}, "
               f"overall rates alone {held.baseline_log_loss():.4f}")
+        shipped = np.array(A_COEFFICIENTS + B_COEFFICIENTS, dtype=np.float64)
+        print(f"log-loss (held-out games) of engine/wdl.py's coefficients now: {held.log_loss(shipped):.4f}")
         print("\nHeld-out games, all material:\n")
         print("\n".join(calibration_table(held, coefficients)))
         for low, high, name in MATERIAL_BUCKETS:
