@@ -10,6 +10,7 @@ import queue
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import TextIO
 
 from ponderosa.engine.write_errors import error_line
@@ -17,18 +18,43 @@ from ponderosa.engine.write_errors import error_line
 
 class Output:
     """One locked writer: whole lines, flushed at once, each one logged (the search thread's
-    reports and the protocol thread's answers never interleave)."""
+    reports and the protocol thread's answers never interleave).
+
+    When the reader of the output is gone (the GUI closed its end of the pipe or died), the
+    output is closed: later lines are dropped, and `when_closed` (set by start_reader) ends the
+    session as the end of its input would, so the engine saves what it keeps and exits without
+    a traceback for every line it can no longer send."""
 
     def __init__(self, stream: TextIO, log: logging.Logger) -> None:
         self.stream = stream
         self.lock = threading.Lock()
         self.log = log
+        self.closed = False
+        self.when_closed: Callable[[], None] | None = None
 
     def line(self, text: str) -> None:
         with self.lock:
-            self.stream.write(text + "\n")
-            self.stream.flush()
+            if self.closed:
+                return
+            try:
+                self.stream.write(text + "\n")
+                self.stream.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                self._close()
+                return
         self.log.debug("> %s", text)
+
+    def _close(self) -> None:
+        """The reader is gone: point the stream's file at the null device, so that the flush at
+        interpreter exit of what is still buffered does not fail again, and end the session."""
+        self.closed = True
+        self.log.debug("output closed by its reader")
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.stream.fileno())
+            os.close(null)
+        if self.when_closed is not None:
+            self.when_closed()
 
 
 def start_reader(stream: TextIO, out: Output, events: queue.Queue, name: str) -> None:
@@ -40,6 +66,7 @@ def start_reader(stream: TextIO, out: Output, events: queue.Queue, name: str) ->
     except ValueError:
         pass   # not in the main thread (tests)
     tolerate_bad_bytes(stream, out.stream)
+    out.when_closed = lambda: events.put(("eof",))
     threading.Thread(target=_read_lines, args=(stream, events), name=name, daemon=True).start()
 
 

@@ -155,3 +155,27 @@ def test_protover_is_answered_at_once_and_every_line_reaches_the_engine() -> Non
     assert not [line for line in lines if line.startswith(("Error", "Illegal"))], lines
     process.stdin.close()   # the end of input
     assert process.wait(timeout=60) == 0
+
+
+@pytest.mark.parametrize("front_end", ["xboard", "uci"])
+def test_a_gui_gone_from_the_output_ends_the_session_quietly(tmp_path: Path, front_end: str) -> None:
+    """The GUI closes its end of the engine's output (or dies) while the input stays open: the next
+    line the engine sends finds no reader, and the engine ends as at the end of its input, keeping
+    what it learned, with no traceback on standard error."""
+    process = start()
+    send(process, LEARN_SOMETHING, until="stored")
+    if front_end == "xboard":
+        send(process, ["xboard", "protover 2"], until="done=1")
+        more = ["new", "e2e4", "ping 1"]
+    else:
+        send(process, ["uci"], until="uciok")
+        more = ["position startpos moves e2e4", "go depth 4", "isready"]
+    assert process.stdin is not None and process.stdout is not None
+    process.stdout.close()
+    process.stdin.write("".join(line + "\n" for line in more))
+    process.stdin.flush()
+    process.wait(timeout=60)   # the input is still open: only the closed output ends the engine
+    error = process.stderr.read() if process.stderr else ""
+    assert "Traceback" not in error and "BrokenPipe" not in error, error
+    assert learned_files(tmp_path) == [LEARNED]
+    assert user_values(tmp_path) == 1
