@@ -18,8 +18,11 @@ endif
 
 .PHONY: all clean
 
+# A path made absolute without $(abspath), which splits a name with spaces into words.
+absolute = $(if $(filter /%,$(firstword $(1))),$(1),$(CURDIR)/$(1))
+
 all:
-	cd "$(HERE)" && $(PYTHON) -m tools.binary.build --exe "$(abspath $(EXE))" $(if $(EVALFILE),--evalfile "$(abspath $(EVALFILE))")
+	cd "$(HERE)" && $(PYTHON) -m tools.binary.build --exe "$(call absolute,$(EXE))" $(if $(EVALFILE),--evalfile "$(call absolute,$(EVALFILE))")
 
 clean:
 	rm -f "$(EXE)"

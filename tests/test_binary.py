@@ -322,3 +322,14 @@ def test_copied_sources_take_evalfile_in_place_of_the_shipped_network(tmp_path: 
     assert (tmp_path / "source" / "core_ext" / "core.pyx").is_file() and (tmp_path / "source" / "setup.py").is_file()
     copied = [path.name for path in (tmp_path / "source").rglob("*")]
     assert not [name for name in copied if name.endswith((".so", ".c")) or name == "__pycache__"]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize("exe", ["with space/Ponderosa 1", "/tmp/with space/Ponderosa"])
+def test_make_passes_a_name_with_spaces_whole(exe: str, tmp_path: Path) -> None:
+    """`make EXE=...` gives the build tool the path as one argument, made absolute from the folder
+    make was started in (make's own abspath splits a name with spaces into words)."""
+    shown = subprocess.run(["make", "-n", "-f", str(REPO / "Makefile"), f"EXE={exe}", f"EVALFILE={exe}.nnue"],
+                           cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    expected = exe if exe.startswith("/") else f"{tmp_path}/{exe}"
+    assert f'--exe "{expected}"' in shown and f'--evalfile "{expected}.nnue"' in shown, shown
