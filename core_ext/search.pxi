@@ -389,6 +389,9 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
                         prune_plies = 1   # at zero, any negative history or exchange would do
                     if prune_plies <= 3 and scores[i] < -HISTORY_PRUNE_MARGIN * prune_plies:
                         continue
+                    if prune_plies <= CONTINUATION_PRUNE_DEPTH and continuation_bad(
+                            &s.history, pos.board[move_from(m)], move_to(m), s.moved[ply + 1], s.moved[ply]):
+                        continue
                     if see(pos, m) < -QUIET_SEE_MARGIN * prune_plies:
                         continue
             elif not quiet and plies <= CAPTURE_SEE_DEPTH and scores[i] < -(1 << 20) \

@@ -31,6 +31,13 @@ cdef inline int quiet_score(History* h, int piece, int to, int before, int befor
     return h.quiet[piece][to] + h.continuation[before][key] + h.continuation[before2][key]
 
 
+cdef inline bint continuation_bad(History* h, int piece, int to, int before, int before2) noexcept nogil:
+    """Both continuation statistics of a quiet move (after the move one and two plies before)
+    below zero: Stockfish 11's counter-move pruning test."""
+    cdef int key = move_key(piece, to)
+    return h.continuation[before][key] < 0 and h.continuation[before2][key] < 0
+
+
 cdef inline void add_capture(History* h, int piece, int to, int captured, int bonus) noexcept nogil:
     h.capture[piece][to][captured] = gravity(h.capture[piece][to][captured], bonus)
 

@@ -14,6 +14,7 @@ cdef int HISTORY_PRUNE_MARGIN = 3000    # a quiet move this far below zero per p
 cdef int QUIET_SEE_MARGIN = 60          # a quiet move losing more than this per ply by exchange is not tried
 cdef int CAPTURE_SEE_MARGIN = 100       # a bad capture losing more than this per ply is not tried
 cdef int CAPTURE_SEE_DEPTH = 4          # ... up to this many plies from the leaves
+cdef int CONTINUATION_PRUNE_DEPTH = 0   # up to this many plies (after PRUNE_LMR_SHARE), a quiet move both continuation statistics rate below zero is not tried (0: off)
 cdef int PRUNE_LMR_SHARE = 0            # percent of a quiet move's late-move reduction taken off the depth its history and SEE pruning use
 cdef int LMR_BASE = 75                  # late-move reduction: (LMR_BASE + 100 log d log m / LMR_DIVISOR) / 100 plies
 cdef int LMR_DIVISOR = 225
@@ -60,7 +61,7 @@ build_parameter_tables()
 
 # name, the C int, its range and SPSA's step at the run's end (c_end: about a twentieth of the range).
 cdef enum:
-    PARAMETER_COUNT = 26
+    PARAMETER_COUNT = 27
 cdef int* PARAMETER_ADDRESS[PARAMETER_COUNT]
 PARAMETER_RANGES = (
     ("RazorDepth", 1, 4, 0.5),
@@ -89,6 +90,7 @@ PARAMETER_RANGES = (
     ("SmpBreadcrumb", 0, 12, 1),
     ("CaptureSeeDepth", 2, 12, 0.5),
     ("PruneLmrShare", 0, 100, 5),
+    ("ContinuationPruneDepth", 0, 6, 0.5),
 )
 PARAMETER_ADDRESS[0] = &RAZOR_DEPTH
 PARAMETER_ADDRESS[1] = &RAZOR_MARGIN
@@ -116,6 +118,7 @@ PARAMETER_ADDRESS[22] = &LMR_TT_PV
 PARAMETER_ADDRESS[23] = &SMP_BREADCRUMB
 PARAMETER_ADDRESS[24] = &CAPTURE_SEE_DEPTH
 PARAMETER_ADDRESS[25] = &PRUNE_LMR_SHARE
+PARAMETER_ADDRESS[26] = &CONTINUATION_PRUNE_DEPTH
 if len(PARAMETER_RANGES) != PARAMETER_COUNT:   # a row without its address (or one too many) reads a wild pointer
     raise ImportError(f"search_parameters.pxi: {len(PARAMETER_RANGES)} ranges for {PARAMETER_COUNT} parameters")
 PARAMETER_DEFAULTS = tuple(PARAMETER_ADDRESS[i][0] for i in range(len(PARAMETER_RANGES)))
