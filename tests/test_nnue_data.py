@@ -316,3 +316,21 @@ def test_a_game_as_pgn_gives_what_its_packed_file_gives(tmp_path: Path) -> None:
     assert packed["scores"].tolist() == [-120, -25, 41, -38, 3000, 12]
     for name, array in packed.items():
         assert np.array_equal(array, from_pgn[name]), name
+
+
+@pytest.mark.parametrize("transform", [nnue_data.mirror_features, nnue_data.flip_files])
+def test_chunked_feature_transforms_match_one_piece_by_piece(transform) -> None:
+    # Done in chunks to fit tens of millions of rows in memory: every chunk size must give the
+    # row-by-row answer, padding kept, dtype kept, including a last chunk shorter than the rest.
+    rng = np.random.default_rng(11)
+    counts = rng.integers(2, 33, size=50)
+    rows = np.array([np.concatenate([rng.choice(768, count, replace=False), np.full(32 - count, nnue_data.PAD)])
+                     for count in counts], dtype=np.int16)
+    one_by_one = np.array([transform(row[None, :])[0] for row in rows])
+    for chunk in (1, 7, 50, 1 << 20):
+        out = transform(rows, chunk=chunk)
+        assert out.dtype == np.int16
+        assert np.array_equal(out, one_by_one)
+    assert np.array_equal(out == nnue_data.PAD, rows == nnue_data.PAD)
+    assert not np.array_equal(out, rows)
+    assert np.array_equal(transform(transform(rows, chunk=7), chunk=3), rows)   # both are involutions

@@ -80,12 +80,18 @@ def stm_features(board: chess.Board) -> list[int]:
     return features(board, board.turn)
 
 
-def mirror_features(indices: np.ndarray) -> np.ndarray:
-    """The same pieces' indices from the other perspective (padding stays padding)."""
-    relative, rest = np.divmod(indices, 384)
-    piece_type, square = np.divmod(rest, 64)
-    mirrored = (1 - relative) * 384 + piece_type * 64 + (square ^ 56)
-    return np.where(indices == PAD, PAD, mirrored)
+def mirror_features(indices: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
+    """The same pieces' indices from the other perspective (padding stays padding). Rows are
+    done chunk at a time: the half-dozen temporaries of the whole array at once did not fit in
+    24 GiB beside tens of millions of training rows."""
+    out = np.empty_like(indices)
+    for start in range(0, len(indices), chunk):
+        rows = indices[start:start + chunk]
+        relative, rest = np.divmod(rows, 384)
+        piece_type, square = np.divmod(rest, 64)
+        mirrored = (1 - relative) * 384 + piece_type * 64 + (square ^ 56)
+        out[start:start + chunk] = np.where(rows == PAD, PAD, mirrored)
+    return out
 
 
 def king_bucket_features(indices: np.ndarray, layout: KingLayout, chunk: int = 1 << 20) -> np.ndarray:
@@ -117,9 +123,13 @@ def factoriser_features(indices: np.ndarray, layout: KingLayout) -> np.ndarray:
     return np.concatenate([np.where(indices == own_pad, pad, indices), shared], axis=1).astype(np.int16)
 
 
-def flip_files(indices: np.ndarray) -> np.ndarray:
-    """The same pieces with the board mirrored left to right (a-file <-> h-file)."""
-    return np.where(indices == PAD, PAD, indices ^ 7)
+def flip_files(indices: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
+    """The same pieces with the board mirrored left to right (a-file <-> h-file), chunk rows at a time."""
+    out = np.empty_like(indices)
+    for start in range(0, len(indices), chunk):
+        rows = indices[start:start + chunk]
+        out[start:start + chunk] = np.where(rows == PAD, PAD, rows ^ 7)
+    return out
 
 
 def comment_score(comment: str) -> int | None:
