@@ -37,7 +37,7 @@ import multiprocessing
 import re
 import sys
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
 from pathlib import Path
@@ -80,18 +80,24 @@ def stm_features(board: chess.Board) -> list[int]:
     return features(board, board.turn)
 
 
-def mirror_features(indices: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
-    """The same pieces' indices from the other perspective (padding stays padding). Rows are
-    done chunk at a time: the half-dozen temporaries of the whole array at once did not fit in
-    24 GiB beside tens of millions of training rows."""
-    out = np.empty_like(indices)
+def by_chunks(transform: Callable[[np.ndarray], np.ndarray], indices: np.ndarray, chunk: int,
+              dtype: type | None = None) -> np.ndarray:
+    """transform applied chunk rows at a time into one result array (dtype: the input's unless
+    given): the temporaries of a whole array of tens of millions of rows at once do not fit in
+    24 GiB beside the training data."""
+    out = np.empty(indices.shape, dtype=indices.dtype if dtype is None else dtype)
     for start in range(0, len(indices), chunk):
-        rows = indices[start:start + chunk]
+        out[start:start + chunk] = transform(indices[start:start + chunk])
+    return out
+
+
+def mirror_features(indices: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
+    """The same pieces' indices from the other perspective (padding stays padding), chunk rows at a time."""
+    def mirror(rows: np.ndarray) -> np.ndarray:
         relative, rest = np.divmod(rows, 384)
         piece_type, square = np.divmod(rest, 64)
-        mirrored = (1 - relative) * 384 + piece_type * 64 + (square ^ 56)
-        out[start:start + chunk] = np.where(rows == PAD, PAD, mirrored)
-    return out
+        return np.where(rows == PAD, PAD, (1 - relative) * 384 + piece_type * 64 + (square ^ 56))
+    return by_chunks(mirror, indices, chunk)
 
 
 def king_bucket_features(indices: np.ndarray, layout: KingLayout, chunk: int = 1 << 20) -> np.ndarray:
@@ -102,16 +108,16 @@ def king_bucket_features(indices: np.ndarray, layout: KingLayout, chunk: int = 1
     if layout.plain:
         return indices
     table = np.frombuffer(layout.buckets, dtype=np.uint8).astype(np.int16)
-    out = np.empty(indices.shape, dtype=np.int16)
-    for start in range(0, len(indices), chunk):
-        rows = indices[start:start + chunk].astype(np.int16)
+
+    def move(rows: np.ndarray) -> np.ndarray:
+        rows = rows.astype(np.int16)
         own_king = (rows >= OWN_KING) & (rows < OWN_KING + 64)
         first = own_king.argmax(axis=1)   # each position has one king of the perspective's side
         king_square = np.where(own_king.any(axis=1), rows[np.arange(len(rows)), first] - OWN_KING, 0)
         flip = np.where(layout.mirror & ((king_square & 7) >= 4), 7, 0).astype(np.int16)
         moved = table[king_square][:, None] * np.int16(PAD) + (rows ^ flip[:, None])
-        out[start:start + chunk] = np.where(rows == PAD, np.int16(PAD * layout.count), moved)
-    return out
+        return np.where(rows == PAD, np.int16(PAD * layout.count), moved)
+    return by_chunks(move, indices, chunk, dtype=np.int16)
 
 
 def factoriser_features(indices: np.ndarray, layout: KingLayout) -> np.ndarray:
@@ -125,11 +131,7 @@ def factoriser_features(indices: np.ndarray, layout: KingLayout) -> np.ndarray:
 
 def flip_files(indices: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
     """The same pieces with the board mirrored left to right (a-file <-> h-file), chunk rows at a time."""
-    out = np.empty_like(indices)
-    for start in range(0, len(indices), chunk):
-        rows = indices[start:start + chunk]
-        out[start:start + chunk] = np.where(rows == PAD, PAD, rows ^ 7)
-    return out
+    return by_chunks(lambda rows: np.where(rows == PAD, PAD, rows ^ 7), indices, chunk)
 
 
 def comment_score(comment: str) -> int | None:

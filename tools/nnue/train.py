@@ -64,12 +64,7 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
         # training rows of their own (validation keeps the positions as played). King buckets
         # that mirror the board already see such a position and its image alike.
         extra = train_rows[data["flippable"][train_rows]]
-        grown = np.empty((len(features) + len(extra), features.shape[1]), dtype=features.dtype)
-        grown[:len(features)] = features
-        for start in range(0, len(extra), 1 << 20):   # in chunks: no whole-size temporaries
-            rows = extra[start:start + (1 << 20)]
-            grown[len(features) + start:len(features) + start + len(rows)] = nnue_data.flip_files(features[rows])
-        features = grown
+        features = np.concatenate([features, nnue_data.flip_files(features[extra])])
         wanted = np.concatenate([wanted, wanted[extra]])
         train_rows = np.concatenate([train_rows, np.arange(len(validation), len(validation) + len(extra))])
     mirrored = nnue_data.king_bucket_features(nnue_data.mirror_features(features), layout)
