@@ -334,3 +334,37 @@ def test_chunked_feature_transforms_match_one_piece_by_piece(transform) -> None:
     assert np.array_equal(out == nnue_data.PAD, rows == nnue_data.PAD)
     assert not np.array_equal(out, rows)
     assert np.array_equal(transform(transform(rows, chunk=7), chunk=3), rows)   # both are involutions
+
+
+def test_positions_file_is_read_whole_or_by_its_first_rows(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    stored = nnue_data.position_arrays(rng.integers(0, 769, (50, nnue_data.SLOTS)).tolist(),
+                                       rng.integers(-3000, 3000, 50).tolist(), [0.5] * 50,
+                                       (np.arange(50) // 5).tolist(), (np.arange(50) % 3 == 0).tolist())
+    path = tmp_path / "positions.npz"
+    np.savez(path, **stored)   # as data.main writes it
+    for limit, rows in ((0, 50), (7, 7), (500, 50)):
+        read = nnue_data.load_positions(path, limit)
+        assert sorted(read) == sorted(stored)
+        for name, values in stored.items():
+            assert read[name].dtype == values.dtype and np.array_equal(read[name], values[:rows]), (name, limit)
+    compressed = tmp_path / "compressed.npz"
+    np.savez_compressed(compressed, **stored)
+    assert np.array_equal(nnue_data.load_positions(compressed, 9)["features"], stored["features"][:9])
+
+
+def test_a_broken_positions_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.nnue import train
+    good = tmp_path / "good.npz"
+    np.savez(good, **nnue_data.position_arrays([[1] * nnue_data.SLOTS] * 4, [1] * 4, [1.0] * 4,
+                                               [0] * 4, [True] * 4))
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[:-300])
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, scores=np.zeros(4, np.int16))
+    for path in (cut, partial, tmp_path / "missing.npz"):
+        with pytest.raises(nnue_data.PositionsFileError, match=path.name):
+            nnue_data.load_positions(path)
+        assert train.main([str(tmp_path / "net.nnue"), "--positions", str(path)]) == 1
+        assert path.name in capsys.readouterr().err
+    assert not (tmp_path / "net.nnue").exists()

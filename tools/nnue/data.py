@@ -37,6 +37,7 @@ import multiprocessing
 import re
 import sys
 import tarfile
+import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
@@ -63,6 +64,10 @@ SCORE_COMMENT = re.compile(r"^\s*([+-]?)(M?)(\d+(?:\.\d+)?)/\d+")
 
 class GamesFileError(ValueError):
     """A PGN file or archive that cannot be read; the message names the file."""
+
+
+class PositionsFileError(ValueError):
+    """A positions file (this module's output) that cannot be read; the message names the file."""
 
 
 class ScoredGame(NamedTuple):
@@ -238,6 +243,48 @@ def position_arrays(rows: list[list[int]], scores: list[int], results: list[floa
             "results": np.array(results, dtype=np.float32),
             "games": np.array(game_ids, dtype=np.int32),
             "flippable": np.array(flippable, dtype=bool)}
+
+
+POSITION_ARRAYS = ("features", "scores", "results", "games", "flippable")
+
+
+def _read_array_prefix(member: IO[bytes], limit: int) -> np.ndarray:
+    """The first `limit` rows (all when 0) of one .npy member, read from its stream: a learning
+    curve's run on the first rows of a large file then reads only those."""
+    version = np.lib.format.read_magic(member)
+    read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                   (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+    if read_header is None:
+        raise ValueError(f"array format {version[0]}.{version[1]} is not read here")
+    shape, fortran_order, dtype = read_header(member)
+    if fortran_order or dtype.hasobject or not shape:
+        raise ValueError("not a C-ordered array of rows")
+    rows = shape[0] if limit <= 0 else min(limit, shape[0])
+    row_items = int(np.prod(shape[1:], dtype=np.int64))
+    wanted = rows * row_items * dtype.itemsize
+    raw = member.read(wanted)
+    if len(raw) != wanted:
+        raise ValueError(f"truncated: {len(raw)} of {wanted} bytes")
+    return np.frombuffer(raw, dtype=dtype).reshape((rows, *shape[1:])).copy()
+
+
+def load_positions(path: Path, limit: int = 0) -> dict[str, np.ndarray]:
+    """The arrays of a positions file written by main(); with a limit, only the first `limit`
+    positions of each are read. PositionsFileError names the file when it cannot be read."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            data = {}
+            for name in POSITION_ARRAYS:
+                with archive.open(f"{name}.npy") as member:
+                    data[name] = _read_array_prefix(member, limit)
+    except KeyError as error:
+        raise PositionsFileError(f"{path}: no array {error} (not a file of tools/nnue/data.py)") from None
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as error:
+        raise PositionsFileError(f"{path}: {error}") from None
+    counts = {len(values) for values in data.values()}
+    if len(counts) != 1:
+        raise PositionsFileError(f"{path}: its arrays have different numbers of positions")
+    return data
 
 
 def extract(paths: list[Path], skip_plies: int, max_score: int, jobs: int = 1) -> dict[str, np.ndarray]:

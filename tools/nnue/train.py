@@ -94,9 +94,9 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
     return backend, history
 
 
-def read_positions(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path) as stored:
-        return {name: stored[name] for name in ("features", "scores", "results", "games", "flippable")}
+def read_positions(path: Path, limit: int = 0) -> dict[str, np.ndarray]:
+    """The positions file's arrays; with a limit only its first rows are read from the file."""
+    return nnue_data.load_positions(path, limit)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,9 +148,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--factorise needs --king-buckets")
     if args.positions is None and not args.games:
         parser.error("give packed games files or --positions")
-    data = read_positions(args.positions) if args.positions is not None else \
-        nnue_data.extract(args.games, skip_plies=8, max_score=3000)
-    holdout = read_positions(args.holdout) if args.holdout is not None else None
+    try:
+        data = read_positions(args.positions, args.limit) if args.positions is not None else \
+            nnue_data.extract(args.games, skip_plies=8, max_score=3000)
+        holdout = read_positions(args.holdout) if args.holdout is not None else None
+    except nnue_data.PositionsFileError as error:
+        print(error, file=sys.stderr)
+        return 1
     if args.limit:
         data = {name: values[:args.limit] for name, values in data.items()}
     print(f"{len(data['scores'])} positions from {int(data['games'].max(initial=-1)) + 1} games", file=sys.stderr)
