@@ -110,8 +110,8 @@ TABLES: dict[str, Table] = {
     "accepted": Table(("sprt.*",), where=(("decision", "H1*"),), columns=MATCH),
     "calibration": Table(("calibration.net-093.level*", "calibration.net-130.check*"),
                          columns=("what", "result", "commit", "date", "command")),
-    "nnue": Table(("sprt.net-189", "nnue.train.net-189", "sprt.net-130", "nnue.train.net-130", "sprt.net-093", "match.ethereal12", "nnue.speed.net-093"),
-                   columns=MATCH),
+    "nnue": Table(("sprt.net-189", "nnue.train.net-189", "sprt.net-130", "nnue.train.net-130", "sprt.net-093",
+                   "match.ethereal12", "nnue.speed.net-093"), columns=MATCH),
     "nnue-curve": Table(("nnue.curve.250000", "nnue.curve.500000", "nnue.curve.900000", "nnue.curve.1516276",
                          "nnue.curve.2874911", "nnue.curve.4685782"), columns=MATCH),
     "nnue-networks": Table(("nnue.train.net-046", "nnue.train.net-093", "nnue.train.net-093b8", "nnue.speed.net-093",
@@ -121,7 +121,7 @@ TABLES: dict[str, Table] = {
                                columns=MATCH),
     "nnue-trainer": Table(("nnue.trainer.speed", "nnue.trainer.backends", "nnue.train.memory"), columns=MATCH),
     "nnue-sprt": Table(("sprt.net-031", "sprt.net-046", "sprt.net-046w", "sprt.net-093", "sprt.net-130",
-                                "sprt.net-189"), columns=MATCH),
+                        "sprt.net-189"), columns=MATCH),
 }
 
 # How each measure's figures read in a table's result column: the first pattern that matches the

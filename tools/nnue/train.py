@@ -94,11 +94,6 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
     return backend, history
 
 
-def read_positions(path: Path, limit: int = 0) -> dict[str, np.ndarray]:
-    """The positions file's arrays; with a limit only its first rows are read from the file."""
-    return nnue_data.load_positions(path, limit)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -149,14 +144,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.positions is None and not args.games:
         parser.error("give packed games files or --positions")
     try:
-        data = read_positions(args.positions, args.limit) if args.positions is not None else \
-            nnue_data.extract(args.games, skip_plies=8, max_score=3000)
-        holdout = read_positions(args.holdout) if args.holdout is not None else None
+        # A positions file is read only as far as --limit; games are extracted whole, then cut.
+        if args.positions is not None:
+            data = nnue_data.load_positions(args.positions, args.limit)
+        else:
+            data = nnue_data.extract(args.games, skip_plies=8, max_score=3000)
+            if args.limit:
+                data = {name: values[:args.limit] for name, values in data.items()}
+        holdout = nnue_data.load_positions(args.holdout) if args.holdout is not None else None
     except nnue_data.PositionsFileError as error:
         print(error, file=sys.stderr)
         return 1
-    if args.limit:
-        data = {name: values[:args.limit] for name, values in data.items()}
     print(f"{len(data['scores'])} positions from {int(data['games'].max(initial=-1)) + 1} games", file=sys.stderr)
     backend, history = train(data, args, holdout)
     description = (f"768x{args.hidden}x1 SCReLU, "
