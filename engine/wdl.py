@@ -10,8 +10,8 @@ the game's result) by
 
     python -m tools.tune.fit_wdl data/nnue/selfplay-14[8-9].pgm.xz data/nnue/selfplay-15[0-4].pgm.xz
 
-on selfplay-148..154, games searched with net-130, the shipped network (docs/WDL.md: the data,
-the fit and how well it predicts)."""
+on selfplay-148..154, games searched with net-130; net-189, the shipped network, scores on the same
+scale (docs/WDL.md: the data, the fit and how well it predicts)."""
 from __future__ import annotations
 
 import math

@@ -204,8 +204,8 @@ def test_score_is_symmetric_under_colour_flip(engine: Engine) -> None:
 # became the default evaluation (net-031, 2026-11-28); 3,929,230 until net-046 replaced it
 # (2026-11-28; the hand-written evaluation's bench is still 4,107,383: `ponderosa "eval classic" bench`);
 # 3,632,557 until net-093 replaced it (2026-11-29); 4,181,841 until razoring; 3,591,394 until
-# net-130 replaced net-093 (2026-12-02).
-BENCH_SIGNATURE = 3783416
+# net-130 replaced net-093 (2026-12-02); 3,783,416 until net-189 replaced net-130 (2026-12-03).
+BENCH_SIGNATURE = 3575383
 
 
 # With the hand-written evaluation (`ponderosa "eval classic" bench`), the search's own signature
