@@ -197,7 +197,8 @@ def _line(result: SearchResult, white_to_move: bool) -> Line:
 def analyse_move(searcher: Searcher, board: chess.Board, played: chess.Move, seconds: float,
                  best_count: int = 1) -> tuple[Line, list[Line]]:
     """Search all moves, then the move played alone (`search MOVE`) to the same depth; with
-    best_count > 1 the next best moves too, each with the ones before it left out."""
+    best_count > 1 the next best moves too, each with the ones before it and the move played left
+    out, until N moves other than the one played are in the list."""
     start = time.monotonic()
     white = board.turn == chess.WHITE
     position = Board(board.fen())
@@ -213,11 +214,16 @@ def analyse_move(searcher: Searcher, board: chess.Board, played: chess.Move, sec
         result = searcher.run(position, SearchLimits(depth=depth, hard_seconds=left),
                               excluded=legal - {played.uci()})
         played_line = _line(result, white)
-    for _ in range(best_count - 1):
-        excluded = {line.move for line in best}
+    # The played move is the game's own line, so the N best are looked for among the others.
+    for _ in range(len(legal) if best_count > 1 else 0):
+        if sum(line.move != played.uci() for line in best) >= best_count:
+            break
+        excluded = {line.move for line in best} | {played.uci()}
         if excluded >= legal:
             break
         result = searcher.run(position, SearchLimits(depth=depth, hard_seconds=seconds), excluded=excluded)
+        if not result.best_move:
+            break
         best.append(_line(result, white))
     return played_line, best
 

@@ -194,3 +194,17 @@ def test_annotate_with_n_shows_the_n_best_moves_as_variations(engine: Engine) ->
     alternatives = [variation.move for variation in node.parent.variations[1:]]
     assert len(alternatives) == 3 and len(set(alternatives)) == 3          # three different best moves
     assert chess.Move.from_uci("a2a3") not in alternatives
+
+
+def test_annotate_with_n_finds_n_moves_besides_a_good_move_played(engine: Engine) -> None:
+    # 2. Nf3 is among the engine's best few, so it must not use up one of the N places.
+    Path("good.pgn").write_text('[White "A"]\n[Black "B"]\n\n1. e4 e5 2. Nf3 *\n')
+    output = annotate(engine, "annotate good.pgn w 2-2 -1 0.1 3")
+    assert "annotated 1 moves" in output
+    with open("good.pgn.can") as stream:
+        game = chess.pgn.read_game(stream)
+    node = [node for node in game.mainline() if node.comment][0]
+    assert node.san() == "Nf3"
+    alternatives = [variation.move for variation in node.parent.variations[1:]]
+    assert len(alternatives) == 3 and len(set(alternatives)) == 3
+    assert chess.Move.from_uci("g1f3") not in alternatives
