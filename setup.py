@@ -159,8 +159,21 @@ class ProfileGuidedBuild(build_ext):
                 f"-fprofile-dir={profile_dir}"]
 
 
+def network_width_macros() -> list:
+    """PONDEROSA_NNUE_HIDDEN=N builds the core for networks N wide in the first layer (256
+    unless set; a multiple of 32 up to 2048): a candidate network of another width is tried in
+    such a build (docs/NNUE.md). Every module gets it, since they share the core's structs."""
+    text = os.environ.get("PONDEROSA_NNUE_HIDDEN", "").strip()
+    if not text:
+        return []
+    if not text.isdigit() or int(text) % 32 or not 32 <= int(text) <= 2048:
+        sys.exit(f"setup.py: PONDEROSA_NNUE_HIDDEN={text!r}: the width must be a multiple of 32 from 32 to 2048")
+    return [("PONDEROSA_NNUE_HIDDEN", str(int(text)))]
+
+
 extensions = [
-    Extension(f"ponderosa.core_ext.{name}", [f"core_ext/{name}.pyx"], extra_compile_args=compile_flags())
+    Extension(f"ponderosa.core_ext.{name}", [f"core_ext/{name}.pyx"], extra_compile_args=compile_flags(),
+              define_macros=network_width_macros())
     for name in CORE_MODULES
 ]
 

@@ -402,9 +402,11 @@ cdef struct EvalCacheEntry:
 # left to right when the network says so for that king square (1 to NNUE_MAX_KING_BUCKETS sets).
 # The integers follow the float network: accumulator x NNUE_QA, output weights x NNUE_QB.
 
+cdef extern from "nnue_kernels.h":
+    enum: NNUE_HIDDEN "PONDEROSA_NNUE_HIDDEN"   # the first layer's width, set by the build (256 unless told)
+
 cdef enum:
     NNUE_INPUTS = 768        # colour relative to the perspective (2) x piece type (6) x square (64), per king bucket
-    NNUE_HIDDEN = 256
     NNUE_QA = 255            # accumulator quantisation: 1.0 in the float network is 255
     NNUE_QB = 64             # output-weight quantisation
     NNUE_SCALE = 400         # the float output times this is centipawns

@@ -53,7 +53,6 @@ cdef inline int nnue_feature(int perspective, int piece, int sq, int slot) noexc
 
 
 cdef extern from "nnue_kernels.h" nogil:
-    enum: PONDEROSA_NNUE_HIDDEN
     void nnue_kernel_add(int16_t* values, const int16_t* column)
     void nnue_kernel_sub(int16_t* values, const int16_t* column)
     void nnue_kernel_add_sub(int16_t* out, const int16_t* source, const int16_t* a, const int16_t* s)
@@ -63,9 +62,6 @@ cdef extern from "nnue_kernels.h" nogil:
                                      const int16_t* s, const int16_t* t)
     int32_t nnue_kernel_output(const int16_t* us, const int16_t* them, const int16_t* weights, int32_t qa)
     int32_t nnue_kernel_output_narrow(const int16_t* us, const int16_t* them, const int16_t* weights, int16_t qa)
-
-if PONDEROSA_NNUE_HIDDEN != NNUE_HIDDEN:
-    raise ImportError("nnue_kernels.h and core.pxd disagree on the network's hidden size")
 
 
 cdef inline const int16_t* nnue_column(NNUENetwork* net, int feature) noexcept nogil:

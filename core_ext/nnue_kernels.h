@@ -7,7 +7,14 @@
 #define PONDEROSA_NNUE_KERNELS_H
 #include <stdint.h>
 
+/* The first layer's width: 256 unless the build sets it (setup.py, PONDEROSA_NNUE_HIDDEN). A network
+ * file of another width is refused at load (ponderosa.engine.nnue.network_file). */
+#ifndef PONDEROSA_NNUE_HIDDEN
 #define PONDEROSA_NNUE_HIDDEN 256
+#endif
+#if PONDEROSA_NNUE_HIDDEN % 32 != 0 || PONDEROSA_NNUE_HIDDEN < 32 || PONDEROSA_NNUE_HIDDEN > 2048
+#error "PONDEROSA_NNUE_HIDDEN must be a multiple of 32 from 32 to 2048"
+#endif
 
 /* PONDEROSA_NNUE_NO_CLONES: the profile-guided build's instrumented pass (setup.py), whose
  * instrumented clone resolvers crash when they run at first call. */
