@@ -63,6 +63,32 @@ def test_X02_ponder_hit_thinking_lines(xb: Start) -> None:
     engine.sync(1)
 
 
+def test_X02b_ponder_hit_after_the_budget_is_spent_still_shows_a_line(xb: Start) -> None:
+    """A ponder hit after pondering longer than the move's budget plays at once; a thinking line
+    for the engine's own move still comes before the move (GUIs and bots show its score)."""
+    engine = xb()
+    setboard(engine, F_MID)   # out of the book: a ponder hit into the book is a book move
+    engine.send("hard", "post", "st 0.5", "go")
+    for _ in range(4):
+        engine.expect_move(2.0)
+        engine.send("hint")
+        hint = [line.text.split()[1] for line in engine.sync(50) if line.text.startswith("Hint:")]
+        if hint:
+            break
+        engine.move(next(iter(engine.board.legal_moves)).uci())
+    else:
+        pytest.fail("the engine never pondered")
+    time.sleep(1.5)   # three times the budget, which counts from the start of pondering
+    engine.move(hint[0])
+    engine.expect_move(1.0)
+    after_hit = engine.board.copy()
+    after_hit.pop()
+    pvs = [m.group(5) for m in (THINK.match(text) for text in engine.side_lines) if m]
+    assert pvs, f"no thinking line before the move after the ponder hit: {engine.side_lines}"
+    assert pv_first_move(pvs[-1], after_hit) == engine.board.peek(), f"the last PV does not start with the move: {engine.side_lines[-3:]}"
+    engine.sync(1)
+
+
 @pytest.mark.parametrize("fen", ["4k3/8/8/8/8/8/8/R3K3 w - - 98 80", "4k3/8/8/8/8/8/8/R3K3 w - - 99 80"])
 def test_X03_no_draw_claim_before_the_draw(xb: Start, fen: str) -> None:
     """With the fifty-move count at 98 or 99 the draw is not there yet: the engine must move, and

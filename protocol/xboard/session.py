@@ -22,7 +22,7 @@ from ponderosa.protocol.xboard.ics import ICS_COMMANDS, ServerPlay
 from ponderosa.protocol.xboard.options import OPTION_COMMANDS, XBoardFrontEnd, report_evaluation, report_threads
 from ponderosa.protocol.xboard.ponder_output import PonderOutputHold
 from ponderosa.protocol.xboard.tablebases import TABLEBASE_COMMANDS, report_problems, report_tables
-from ponderosa.protocol.xboard.thinking import thinking_line
+from ponderosa.protocol.xboard.thinking import is_shown, thinking_line
 
 log = logging.getLogger("ponderosa.xboard")
 
@@ -38,6 +38,9 @@ class ActiveSearch:
     kind: str                   # "think", "ponder" or "analyze"
     ponder_move: str | None = None
     started: float = 0.0
+    searched: chess.Board | None = None   # the position searched (after the ponder move)
+    last_report: Thinking | None = None   # the last report that got a line
+    shown_as_own: bool = False            # a line went out for the engine's own move (not a ponder line)
 
 
 class XBoardSession:
@@ -126,15 +129,18 @@ class XBoardSession:
         searched = before_ponder.copy(stack=False)
         if ponder_move is not None:
             searched.push_uci(ponder_move)
-        search = ActiveSearch(0, kind, ponder_move, started)
+        search = ActiveSearch(0, kind, ponder_move, started, searched)
 
         def thinking(report: Thinking) -> None:
             try:
                 predicted = search.ponder_move   # None again after a ponder hit
+                if is_shown(report):
+                    search.last_report = report
                 if predicted is not None:
                     self._show_thinking(report, before_ponder, [predicted],
                                         lambda text: self.ponder_output.line(search, text))
                 else:
+                    search.shown_as_own = True
                     self._show_thinking(report, searched, [])
                     self.ics.on_thinking(report, searched)
             except Exception:   # a report must never end the search (no move would follow)
@@ -268,7 +274,15 @@ class XBoardSession:
             return
         self.active = None
         self.apply_pending_settings()
+        self._show_last_line(active)
         self._play(result)
+
+    def _show_last_line(self, search: ActiveSearch) -> None:
+        """After a ponder hit that ends the search before its next line (the budget already spent),
+        the last line once more, now as the engine's own: the GUI shows a score for the move."""
+        if not search.shown_as_own and search.last_report is not None and search.searched is not None:
+            search.shown_as_own = True
+            self._show_thinking(search.last_report, search.searched, [])
 
     def _play(self, result: SearchResult) -> None:
         """Send the engine's move (or resign), then claims, pongs, and start pondering."""
@@ -395,7 +409,8 @@ class XBoardSession:
         if self.ponder_result is not None:
             # The ponder search already ended (a forced line or depth limit): play its move.
             result, self.ponder_result = self.ponder_result, None
-            self.active = None
+            search, self.active = self.active, None
+            self._show_last_line(search)
             self._play(result)
             return
         soft, hard = self.clock.budget(self.ponder_enabled, self._lag_seconds())

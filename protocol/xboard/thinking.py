@@ -15,13 +15,17 @@ def san_text(start: chess.Board, pv: list[str]) -> str:
     return " ".join(san_moves(start, pv))
 
 
+def is_shown(report: Thinking) -> bool:
+    """Whether a report gets a thinking line."""
+    # With one line, fail-high lines are shown too: they name a new best move, perhaps the one
+    # played when time runs out. Several lines show only exact scores, one per line and depth.
+    return report.bound == "exact" or (report.bound == "lower" and report.lines == 1)
+
+
 def thinking_line(report: Thinking, board: chess.Board, prefix: list[str]) -> str | None:
     """The line for one report, the PV (prefix, then the search's PV) in SAN from board; None
     for a report not shown."""
-    # With one line, fail-high lines are shown too: they name a new best move, perhaps the one
-    # played when time runs out. Several lines show only exact scores, one per line and depth.
-    shown = report.bound == "exact" or (report.bound == "lower" and report.lines == 1)
-    if not shown:
+    if not is_shown(report):
         return None
     mate = mate_distance(report.score)
     score = report.score if mate is None else (MATE_SCORE + mate if mate > 0 else -MATE_SCORE + mate)
