@@ -8,8 +8,8 @@ moves and crashes of each side).
     python -m tools.match.fastchess --openbench --opponent-command /path/Ponderosa-base --sprt 0,5 --pgn out.pgn
 
 --openbench plays as an OpenBench worker does: Ponderosa with the STC preset's options of
-openbench/Ponderosa.json (Threads=1 Hash=8 OwnBook=false Learn=0), the preset's resign and draw
-adjudication, timemargin=250, -recover, and the openings of tests/data/openings/noob_2moves.epd.
+openbench/Ponderosa.json (read from it: Threads=1 Hash=8 OwnBook=false Learn=0), the preset's
+resign and draw adjudication, timemargin=250, -recover, and the openings of tests/data/openings/noob_2moves.epd.
 --opponent-command plays another UCI build (a base commit's `make` file, say) as the opponent;
 --sprt ELO0,ELO1 hands the stopping rule to fastchess's own SPRT (normalised Elo, as OpenBench).
 
@@ -19,6 +19,7 @@ with `make -j2` and put it on PATH as fastchess or give --fastchess."""
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import shutil
 import sys
@@ -29,9 +30,22 @@ from tools.match.cutechess import DEFAULT_OPENINGS, ENGINE_NAME, cutechess_optio
 from tools.match.engines import opponent_spec, resolve_command
 from tools.match.gauntlet import option_list, parse_tc
 
-OPENBENCH_OPTIONS = (("Threads", 1), ("Hash", 8), ("OwnBook", False), ("Learn", 0))
+OPENBENCH_ENTRY = Path(__file__).resolve().parents[2] / "openbench" / "Ponderosa.json"
+
+
+def openbench_presets() -> tuple[list[tuple[str, object]], list[str]]:
+    """The engine entry's STC test preset as an OpenBench worker applies it: the UCI options of
+    `both_options` and fastchess's resign and draw adjudication from the default preset."""
+    entry = json.loads(OPENBENCH_ENTRY.read_text())
+    presets = entry["test_presets"]
+    options = [tuple(item.split("=", 1)) for item in presets["STC"]["both_options"].split()]
+    default = presets["default"]
+    adjudication = ["-resign", *default["win_adj"].split(), "-draw", *default["draw_adj"].split()]
+    return [(name, value) for name, value in options], adjudication
+
+
+OPENBENCH_OPTIONS, OPENBENCH_ADJUDICATION = openbench_presets()
 OPENBENCH_OPENINGS = DEFAULT_OPENINGS.with_name("noob_2moves.epd")
-OPENBENCH_ADJUDICATION = ["-resign", "movecount=3", "score=400", "-draw", "movenumber=40", "movecount=8", "score=10"]
 OPPONENT_NAME = "opponent"
 
 
