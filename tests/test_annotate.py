@@ -183,28 +183,27 @@ def test_annotateh_writes_a_page_whose_svg_boards_render_in_chromium(engine: Eng
     assert png_colours(Path("graph.png")) >= 5      # both halves, the area, the line, the red marks
 
 
-def test_annotate_with_n_shows_the_n_best_moves_as_variations(engine: Engine) -> None:
-    Path("one.pgn").write_text('[White "A"]\n[Black "B"]\n\n1. e4 e5 2. a3 *\n')
-    output = annotate(engine, "annotate one.pgn w 2-2 -1 0.1 3")
+def annotated_alternatives(engine: Engine, name: str, moves: str, command: str) -> tuple[str, list[chess.Move]]:
+    """Annotate a one-game file; the commented move's SAN and the variations beside it."""
+    Path(name).write_text(f'[White "A"]\n[Black "B"]\n\n{moves} *\n')
+    output = annotate(engine, command)
     assert "annotated 1 moves" in output
-    with open("one.pgn.can") as stream:
+    with open(name + ".can") as stream:
         game = chess.pgn.read_game(stream)
     node = [node for node in game.mainline() if node.comment][0]
-    assert node.san() == "a3"
-    alternatives = [variation.move for variation in node.parent.variations[1:]]
+    return node.san(), [variation.move for variation in node.parent.variations[1:]]
+
+
+def test_annotate_with_n_shows_the_n_best_moves_as_variations(engine: Engine) -> None:
+    san, alternatives = annotated_alternatives(engine, "one.pgn", "1. e4 e5 2. a3", "annotate one.pgn w 2-2 -1 0.1 3")
+    assert san == "a3"
     assert len(alternatives) == 3 and len(set(alternatives)) == 3          # three different best moves
     assert chess.Move.from_uci("a2a3") not in alternatives
 
 
 def test_annotate_with_n_finds_n_moves_besides_a_good_move_played(engine: Engine) -> None:
     # 2. Nf3 is among the engine's best few, so it must not use up one of the N places.
-    Path("good.pgn").write_text('[White "A"]\n[Black "B"]\n\n1. e4 e5 2. Nf3 *\n')
-    output = annotate(engine, "annotate good.pgn w 2-2 -1 0.1 3")
-    assert "annotated 1 moves" in output
-    with open("good.pgn.can") as stream:
-        game = chess.pgn.read_game(stream)
-    node = [node for node in game.mainline() if node.comment][0]
-    assert node.san() == "Nf3"
-    alternatives = [variation.move for variation in node.parent.variations[1:]]
+    san, alternatives = annotated_alternatives(engine, "good.pgn", "1. e4 e5 2. Nf3", "annotate good.pgn w 2-2 -1 0.1 3")
+    assert san == "Nf3"
     assert len(alternatives) == 3 and len(set(alternatives)) == 3
     assert chess.Move.from_uci("g1f3") not in alternatives

@@ -37,22 +37,25 @@ def test_X01_ping_while_thinking_then_force(xb: Start) -> None:
     engine.quiet(1)
 
 
+def expected_reply(engine: XBoardEngine, move_seconds: float) -> str:
+    """Wait for the engine's move and return the reply it ponders on (`hint`); when it has none
+    (the search ended inside an iteration with a one-move PV), play on until it has."""
+    for _ in range(4):
+        engine.expect_move(move_seconds)
+        engine.send("hint")
+        hint = [line.text.split()[1] for line in engine.sync(50) if line.text.startswith("Hint:")]
+        if hint:
+            return hint[0]
+        engine.move(next(iter(engine.board.legal_moves)).uci())
+    pytest.fail("the engine never pondered")
+
+
 def test_X02_ponder_hit_thinking_lines(xb: Start) -> None:
     """After a ponder hit the thinking lines show the engine's own line, and its move follows."""
     engine = xb()
     engine.send("new", "hard", "post", "st 1")
     engine.move("e2e4")
-    for _ in range(4):
-        engine.expect_move(2.5)
-        engine.send("hint")
-        hint = [line.text.split()[1] for line in engine.sync(50) if line.text.startswith("Hint:")]
-        if hint:
-            break
-        # No predicted reply this time (the search ended inside an iteration with a one-move PV).
-        engine.move(next(iter(engine.board.legal_moves)).uci())
-    else:
-        pytest.fail("the engine never pondered")
-    engine.move(hint[0])
+    engine.move(expected_reply(engine, 2.5))
     engine.expect_move(2.5)
     after_hit = engine.board.copy()
     after_hit.pop()
@@ -69,17 +72,9 @@ def test_X02b_ponder_hit_after_the_budget_is_spent_still_shows_a_line(xb: Start)
     engine = xb()
     setboard(engine, F_MID)   # out of the book: a ponder hit into the book is a book move
     engine.send("hard", "post", "st 0.5", "go")
-    for _ in range(4):
-        engine.expect_move(2.0)
-        engine.send("hint")
-        hint = [line.text.split()[1] for line in engine.sync(50) if line.text.startswith("Hint:")]
-        if hint:
-            break
-        engine.move(next(iter(engine.board.legal_moves)).uci())
-    else:
-        pytest.fail("the engine never pondered")
+    reply = expected_reply(engine, 2.0)
     time.sleep(1.5)   # three times the budget, which counts from the start of pondering
-    engine.move(hint[0])
+    engine.move(reply)
     engine.expect_move(1.0)
     after_hit = engine.board.copy()
     after_hit.pop()
