@@ -92,7 +92,7 @@ PARAMETER_RANGES = (
     ("CaptureSeeDepth", 2, 12, 0.5),
     ("PruneLmrShare", 0, 100, 5),
     ("ContinuationPruneDepth", 0, 6, 0.5),
-    ("TtEval", 0, 1, 0.5),
+    ("TtEval", 0, 1, 0.25),
 )
 PARAMETER_ADDRESS[0] = &RAZOR_DEPTH
 PARAMETER_ADDRESS[1] = &RAZOR_MARGIN
