@@ -209,7 +209,6 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef Move excluded = s.excluded[ply]
     cdef int singular_beta
     cdef int n, i, score, best_score, static_eval, raw_eval = EVAL_NONE, bound, reduction, new_depth, ext
-    cdef int prune_eval   # static_eval, or the table's score where its bound says the position is worth more (or less)
     cdef int searched = 0
     cdef int tt_score = 0, tt_depth = -1, tt_bound = 0, r, old_alpha = alpha
     cdef int tb_value = 0, tb_bound = 0
@@ -276,12 +275,6 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         static_eval = corrected_eval(&s.history, pos.side, pos.states[pos.ply].pawn_key, raw_eval)
         improving = ply >= 2 and static_eval > s.static_evals[ply - 2]
     s.static_evals[ply] = static_eval
-    prune_eval = static_eval
-    # A searched bound beats a guess: a lower bound above the evaluation (an upper one below it)
-    # is what the pruning below reads; improving and the correction keep the evaluation itself.
-    if TT_EVAL and not checked and tte is not NULL and -MATE_BOUND < tt_score < MATE_BOUND and (
-            tt_bound & (BOUND_LOWER if tt_score > static_eval else BOUND_UPPER)):
-        prune_eval = tt_score
     s.killers[ply + 1][0] = 0
     s.killers[ply + 1][1] = 0
 
@@ -289,16 +282,16 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         plies = depth // ONE_PLY
         # Razoring: so far below alpha near the leaves that only a capture could help; when the
         # quiescence search finds none that does, the node fails low without its quiet moves.
-        if plies <= RAZOR_DEPTH and prune_eval + RAZOR_MARGIN * plies <= alpha and alpha > -MATE_BOUND:
+        if plies <= RAZOR_DEPTH and static_eval + RAZOR_MARGIN * plies <= alpha and alpha > -MATE_BOUND:
             score = qsearch(s, alpha, alpha + 1, ply)
             if s.stopped:
                 return 0
             if score <= alpha:
                 return score
         # Reverse futility: far above beta at low depth, the opponent will not let us keep it.
-        if plies <= RFP_DEPTH and prune_eval - RFP_MARGIN * (plies - improving) >= beta and beta > -MATE_BOUND \
+        if plies <= RFP_DEPTH and static_eval - RFP_MARGIN * (plies - improving) >= beta and beta > -MATE_BOUND \
                 and beta < MATE_BOUND:
-            return prune_eval
+            return static_eval
     if not evaluated:
         # For the children (the null move's too): this node did not evaluate.
         prepare_evaluation(pos, s.ev)
@@ -306,11 +299,11 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         plies = depth // ONE_PLY
         # Null move, never with only pawns left (zugzwang) and verified at high depth.
         # (not when the table already says this node fails low: the null move would too)
-        if null_ok and plies >= 2 and prune_eval >= beta and has_non_pawn_material(pos, pos.side) \
+        if null_ok and plies >= 2 and static_eval >= beta and has_non_pawn_material(pos, pos.side) \
                 and beta > -MATE_BOUND and not (tt_bound == BOUND_UPPER and tt_score < beta):
             r = NULL_BASE * ONE_PLY + depth // NULL_DEPTH_DIVISOR
-            if prune_eval - beta >= NULL_EVAL_DIVISOR:
-                r += ONE_PLY * ((prune_eval - beta) // NULL_EVAL_DIVISOR if (prune_eval - beta) // NULL_EVAL_DIVISOR < 3 else 3)
+            if static_eval - beta >= NULL_EVAL_DIVISOR:
+                r += ONE_PLY * ((static_eval - beta) // NULL_EVAL_DIVISOR if (static_eval - beta) // NULL_EVAL_DIVISOR < 3 else 3)
             do_null_move(pos)
             s.in_check[ply + 1] = False
             s.moved[ply + 2] = 0
@@ -386,7 +379,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
             if quiet and plies <= PRUNING_DEPTH and scores[i] < SCORE_COUNTER:
                 if not gives_check_by(pos, m, &check_info):
                     if skip_quiets or searched >= LATE_MOVE_COUNT[improving][plies] \
-                            or prune_eval + FUTILITY_MARGIN[plies] <= alpha:
+                            or static_eval + FUTILITY_MARGIN[plies] <= alpha:
                         skip_quiets = True
                         continue
                     # Stockfish prunes by the depth the move would be searched to after its
