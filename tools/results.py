@@ -119,6 +119,8 @@ TABLES: dict[str, Table] = {
     "nnue-lambda": Table(("nnue.train.net-093l*", "nnue.screen.net-093l*"), columns=MATCH),
     "nnue-king-buckets": Table(("nnue.train.net-093k4*", "nnue.screen.net-093k4*", "nnue.speed.net-093k4"),
                                columns=MATCH),
+    "nnue-width": Table(("nnue.train.net-189h384", "nnue.speed.net-189h384", "nnue.screen.net-189h384"),
+                        columns=MATCH),
     "nnue-trainer": Table(("nnue.trainer.speed", "nnue.trainer.backends", "nnue.train.memory"), columns=MATCH),
     "nnue-sprt": Table(("sprt.net-031", "sprt.net-046", "sprt.net-046w", "sprt.net-093", "sprt.net-130",
                         "sprt.net-189"), columns=MATCH),
