@@ -7,9 +7,26 @@ import sys
 import time
 from pathlib import Path
 
-from Cython.Build import cythonize
-from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
+
+def network_width_macros() -> list:
+    """PONDEROSA_NNUE_HIDDEN=N builds the core for networks N wide in the first layer (256
+    unless set; a multiple of 32 up to 2048): a candidate network of another width is tried in
+    such a build (docs/NNUE.md). Every module gets it, since they share the core's structs."""
+    text = os.environ.get("PONDEROSA_NNUE_HIDDEN", "").strip()
+    if not text:
+        return []
+    if not text.isdigit() or int(text) % 32 or not 32 <= int(text) <= 2048:
+        sys.exit(f"setup.py: PONDEROSA_NNUE_HIDDEN={text!r}: the width must be a multiple of 32 from 32 to 2048")
+    return [("PONDEROSA_NNUE_HIDDEN", str(int(text)))]
+
+
+# Checked before anything else is imported: a bad width stops the build at once, even where
+# Cython is still to be installed.
+NETWORK_WIDTH_MACROS = network_width_macros()
+
+from Cython.Build import cythonize  # noqa: E402
+from setuptools import Extension, setup  # noqa: E402
+from setuptools.command.build_ext import build_ext  # noqa: E402
 
 # core is the engine's hot path as one C unit (core.pyx includes the parts, core.pxd declares them,
 # core.pyi types its Python names); position_set (the tuner's data) is a module of its own that
@@ -159,21 +176,9 @@ class ProfileGuidedBuild(build_ext):
                 f"-fprofile-dir={profile_dir}"]
 
 
-def network_width_macros() -> list:
-    """PONDEROSA_NNUE_HIDDEN=N builds the core for networks N wide in the first layer (256
-    unless set; a multiple of 32 up to 2048): a candidate network of another width is tried in
-    such a build (docs/NNUE.md). Every module gets it, since they share the core's structs."""
-    text = os.environ.get("PONDEROSA_NNUE_HIDDEN", "").strip()
-    if not text:
-        return []
-    if not text.isdigit() or int(text) % 32 or not 32 <= int(text) <= 2048:
-        sys.exit(f"setup.py: PONDEROSA_NNUE_HIDDEN={text!r}: the width must be a multiple of 32 from 32 to 2048")
-    return [("PONDEROSA_NNUE_HIDDEN", str(int(text)))]
-
-
 extensions = [
     Extension(f"ponderosa.core_ext.{name}", [f"core_ext/{name}.pyx"], extra_compile_args=compile_flags(),
-              define_macros=network_width_macros())
+              define_macros=NETWORK_WIDTH_MACROS)
     for name in CORE_MODULES
 ]
 
