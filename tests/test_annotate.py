@@ -203,7 +203,8 @@ def test_annotate_with_n_shows_the_n_best_moves_as_variations(engine: Engine) ->
 
 def test_annotate_with_n_finds_n_moves_besides_a_good_move_played(engine: Engine) -> None:
     # 2. Nf3 is among the engine's best few, so it must not use up one of the N places.
-    san, alternatives = annotated_alternatives(engine, "good.pgn", "1. e4 e5 2. Nf3", "annotate good.pgn w 2-2 -1 0.1 3")
+    san, alternatives = annotated_alternatives(engine, "good.pgn", "1. e4 e5 2. Nf3",
+                                               "annotate good.pgn w 2-2 -1 0.1 3")
     assert san == "Nf3"
     assert len(alternatives) == 3 and len(set(alternatives)) == 3
     assert chess.Move.from_uci("g1f3") not in alternatives

@@ -80,7 +80,8 @@ def test_X02b_ponder_hit_after_the_budget_is_spent_still_shows_a_line(xb: Start)
     after_hit.pop()
     pvs = [m.group(5) for m in (THINK.match(text) for text in engine.side_lines) if m]
     assert pvs, f"no thinking line before the move after the ponder hit: {engine.side_lines}"
-    assert pv_first_move(pvs[-1], after_hit) == engine.board.peek(), f"the last PV does not start with the move: {engine.side_lines[-3:]}"
+    assert pv_first_move(pvs[-1], after_hit) == engine.board.peek(), \
+        f"the last PV does not start with the move: {engine.side_lines[-3:]}"
     engine.sync(1)
 
 

@@ -134,13 +134,14 @@ class XBoardSession:
         def thinking(report: Thinking) -> None:
             try:
                 predicted = search.ponder_move   # None again after a ponder hit
-                if is_shown(report):
+                shown = is_shown(report)
+                if shown:
                     search.last_report = report
                 if predicted is not None:
                     self._show_thinking(report, before_ponder, [predicted],
                                         lambda text: self.ponder_output.line(search, text))
                 else:
-                    search.shown_as_own = True
+                    search.shown_as_own = search.shown_as_own or shown
                     self._show_thinking(report, searched, [])
                     self.ics.on_thinking(report, searched)
             except Exception:   # a report must never end the search (no move would follow)

@@ -38,10 +38,12 @@ def openbench_presets() -> tuple[list[tuple[str, object]], list[str]]:
     `both_options` and fastchess's resign and draw adjudication from the default preset."""
     entry = json.loads(OPENBENCH_ENTRY.read_text())
     presets = entry["test_presets"]
-    options = [tuple(item.split("=", 1)) for item in presets["STC"]["both_options"].split()]
+    options: list[tuple[str, object]] = []
+    for item in presets["STC"]["both_options"].split():
+        name, value = item.split("=", 1)
+        options.append((name, value))
     default = presets["default"]
-    adjudication = ["-resign", *default["win_adj"].split(), "-draw", *default["draw_adj"].split()]
-    return [(name, value) for name, value in options], adjudication
+    return options, ["-resign", *default["win_adj"].split(), "-draw", *default["draw_adj"].split()]
 
 
 OPENBENCH_OPTIONS, OPENBENCH_ADJUDICATION = openbench_presets()
