@@ -1,6 +1,7 @@
 """Iterative deepening over the core search: aspiration windows, limits and thinking reports."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Collection
@@ -17,6 +18,7 @@ from ponderosa.core_ext.core import (
     TranspositionTable,
     search_parameter,
 )
+from ponderosa.engine.clock import MIN_BUDGET
 
 if TYPE_CHECKING:
     from ponderosa.engine.tablebases import Tablebases
@@ -59,6 +61,15 @@ class SearchLimits:
     def fixed_time(cls, seconds: float, depth: int | None = None, nodes: int | None = None) -> SearchLimits:
         """Crafty's `st`: all of the time may be used, none beyond it."""
         return cls(depth=depth, nodes=nodes, soft_seconds=seconds, hard_seconds=seconds)
+
+    def less_waited(self, seconds: float) -> SearchLimits:
+        """These limits with time already gone off the move's clock taken off both time limits
+        (the command that asked for the move waited while the engine loaded), never below
+        MIN_BUDGET (engine/clock.py): the search still completes its first iteration."""
+        if seconds <= 0 or self.soft_seconds is None or self.hard_seconds is None:
+            return self
+        return dataclasses.replace(self, soft_seconds=max(MIN_BUDGET, self.soft_seconds - seconds),
+                                   hard_seconds=max(MIN_BUDGET, self.hard_seconds - seconds))
 
 
 @dataclass(frozen=True)

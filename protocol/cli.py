@@ -12,6 +12,7 @@ from typing import Protocol
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.identity import FULL_NAME
 from ponderosa.engine.records import LogTee, Players
+from ponderosa.protocol.arrivals import ARRIVALS
 from ponderosa.protocol.console import CommandError, Console
 from ponderosa.protocol.console.banner import banner_lines
 from ponderosa.protocol.streams import tolerate_bad_bytes
@@ -130,6 +131,7 @@ def run(engine: Engine, arguments: Arguments) -> int:
             console.execute(command)
         if not console.running:
             break
+    ARRIVALS.stop_recording()   # the program reads its input from here on
     try:
         if console.running and not (arguments.xboard or arguments.uci):
             console.run(sys.stdin)

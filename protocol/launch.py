@@ -12,7 +12,9 @@ standard input. While nothing but the handshake has arrived it answers it itself
   `feature done=0` ("wait for done=1") instead and the session answers once it has loaded.
 - `ping N` after that: `pong N` (everything before it, `xboard`, `protover`, `accepted`,
   `rejected`, has been answered or needs no answer), and the ping is not handed on.
-The first other line ends this: from then on every line, pings included, goes to the program."""
+The first other line ends this: from then on every line, pings included, goes to the program.
+Until the program starts reading, each line handed on is noted with the time it came
+(protocol/arrivals.py): a move asked for while the engine loaded is charged the wait."""
 from __future__ import annotations
 
 import os
@@ -21,6 +23,7 @@ import sys
 import threading
 from typing import BinaryIO
 
+from ponderosa.protocol.arrivals import ARRIVALS, ArrivalNotes
 from ponderosa.protocol.xboard.features import EarlyAnswer, feature_lines
 
 WAIT_FOR_DONE = b"feature done=0\n"
@@ -53,6 +56,7 @@ def relay_input() -> None:
     os.dup2(read_end, 0)   # sys.stdin has read nothing yet: from now on it reads the relay's pipe
     os.close(read_end)
     sink = os.fdopen(write_end, "wb")
+    ARRIVALS.start_recording()
     threading.Thread(target=relay, args=(source, sink, not has_startup_file()), name="input relay",
                      daemon=True).start()
 
@@ -64,10 +68,10 @@ def has_startup_file() -> bool:
     return any(os.path.isfile(os.path.join(folder, ".ponderosarc")) for folder in folders)
 
 
-def relay(source: BinaryIO, sink: BinaryIO, answer_features: bool = True) -> None:
+def relay(source: BinaryIO, sink: BinaryIO, answer_features: bool = True, arrivals: ArrivalNotes = ARRIVALS) -> None:
     """Copy source to sink line by line, answering the handshake while it is all that came (see
-    the module's text); the end of source closes sink, which the program reads as the end of
-    its input."""
+    the module's text), and noting in arrivals when each line handed on came; the end of source
+    closes sink, which the program reads as the end of its input."""
     answered = False       # the first protover
     handshake_only = True  # nothing but handshake lines so far
     with source, sink:
@@ -86,6 +90,7 @@ def relay(source: BinaryIO, sink: BinaryIO, answer_features: bool = True) -> Non
                 else:
                     os.write(1, WAIT_FOR_DONE)
                 answered = True
+            arrivals.note(line)   # before the reader can see it (protocol/arrivals.py)
             try:
                 sink.write(line)
                 sink.flush()

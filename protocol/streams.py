@@ -10,10 +10,12 @@ import queue
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TextIO
 
 from ponderosa.engine.write_errors import error_line
+from ponderosa.protocol.arrivals import ARRIVALS
 
 
 class Output:
@@ -58,8 +60,9 @@ class Output:
 
 
 def start_reader(stream: TextIO, out: Output, events: queue.Queue, name: str) -> None:
-    """Read stream on a thread of its own: each line becomes a ("line", text) event, the end of
-    the input an ("eof",) event. SIGINT is ignored (xboard may send it; the features say it
+    """Read stream on a thread of its own: each line becomes a ("line", text, arrived) event
+    (arrived: time.monotonic() when the line reached the program), the end of the input an
+    ("eof",) event. SIGINT is ignored (xboard may send it; the features say it
     is not needed)."""
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -72,7 +75,8 @@ def start_reader(stream: TextIO, out: Output, events: queue.Queue, name: str) ->
 
 def _read_lines(stream: TextIO, events: queue.Queue) -> None:
     for raw in stream:
-        events.put(("line", raw))
+        arrived = ARRIVALS.arrival(raw)   # a line that waited while the engine loaded
+        events.put(("line", raw, time.monotonic() if arrived is None else arrived))
     events.put(("eof",))
 
 

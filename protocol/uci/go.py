@@ -75,24 +75,27 @@ def parse_go(args: str) -> GoCommand:
     return go
 
 
-def move_budget(go: GoCommand, white: bool, pondering: bool, move_overhead: float) -> TimeBudget | None:
+def move_budget(go: GoCommand, white: bool, pondering: bool, move_overhead: float,
+                waited: float = 0.0) -> TimeBudget | None:
     """The time for the move from movetime or the side to move's clock, less the move overhead
-    (one allocation for both protocols: engine/clock.py); None when the GUI gave neither."""
+    (one allocation for both protocols: engine/clock.py); None when the GUI gave neither.
+    waited: seconds the `go` waited to be read, gone from the clock (or the movetime) already."""
     numbers = go.numbers
     if "movetime" in numbers:
-        return budget_for_move_time(numbers["movetime"] / 1000, move_overhead)
+        return budget_for_move_time(max(0.0, numbers["movetime"] / 1000 - waited), move_overhead)
     own, other = ("wtime", "btime") if white else ("btime", "wtime")
     if own not in numbers:
         return None
     increment = numbers.get("winc" if white else "binc", 0)
     opponent = numbers[other] / 1000 if other in numbers else None
-    return budget_from_clocks(numbers[own] / 1000, opponent, increment / 1000,
+    return budget_from_clocks(numbers[own] / 1000 - waited, opponent, increment / 1000,
                               numbers.get("movestogo") or None, pondering=pondering, move_overhead=move_overhead)
 
 
 def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool,
-                  move_overhead: float) -> SearchLimits:
-    """The limits of a `go` search of this kind (think, ponder or infinite)."""
+                  move_overhead: float, waited: float = 0.0) -> SearchLimits:
+    """The limits of a `go` search of this kind (think, ponder or infinite); waited: seconds the
+    `go` waited to be read (move_budget)."""
     numbers = go.numbers
     depth = min(numbers.get("depth") or 0, MAX_DEPTH) or None
     mate = None
@@ -105,7 +108,7 @@ def search_limits(go: GoCommand, kind: str, white: bool, pondering: bool,
         return SearchLimits()
     if kind == "ponder":
         return SearchLimits(depth=depth, nodes=nodes, mate=mate)   # open-ended until ponderhit or stop
-    budget = move_budget(go, white, pondering, move_overhead)
+    budget = move_budget(go, white, pondering, move_overhead, waited)
     if budget is None:
         if depth is not None or nodes is not None:
             return SearchLimits(depth=depth, nodes=nodes, mate=mate)
@@ -140,7 +143,9 @@ def go(session: UciSession, args: str) -> None:
                 session.info_string(f"searchmoves: illegal move {text} ignored")
         excluded = set(legal) - chosen if chosen else set()
     kind = "ponder" if command.ponder else "infinite" if command.infinite else "think"
-    limits = search_limits(command, kind, engine.white_to_move, session.ponder_enabled, session.move_overhead)
+    # The GUI's clock ran from the `go` on: time it waited to be read is gone from it.
+    limits = search_limits(command, kind, engine.white_to_move, session.ponder_enabled, session.move_overhead,
+                           session.waited_seconds())
     if kind == "think" and not excluded and not session.analyse_mode and engine.options.book_enabled:
         probe = engine.book_probe()   # once per move: a probe also ages the learned data
         if probe.move is not None:

@@ -59,6 +59,7 @@ class UciSession:
         self.move_overhead = 0.0            # Move Overhead (seconds): kept back from every move's time
         self.show_wdl = False               # UCI_ShowWDL: info lines carry the win/draw/loss chances
         self._held: deque[tuple] = deque()  # events read while waiting for a stopped search's result
+        self.line_arrived: float | None = None   # when the line being handled came (time.monotonic())
         engine.options.attach(UciFrontEnd(self), "uci")   # the session's own settings, at their defaults
 
     # -- the loop ---------------------------------------------------------------
@@ -78,7 +79,11 @@ class UciSession:
             kind, *payload = event
             try:
                 if kind == "line":
-                    self.handle(payload[0])
+                    self.line_arrived = payload[1] if len(payload) > 1 else None
+                    try:
+                        self.handle(payload[0])
+                    finally:
+                        self.line_arrived = None
                 elif kind == "done":
                     self._search_finished(payload[0], payload[1])
                 elif kind == "eof":
@@ -99,6 +104,12 @@ class UciSession:
             self.info_string(f"unknown command: {line}")
             return
         handler(self, rest.strip())
+
+    def waited_seconds(self) -> float:
+        """Seconds since the line being handled came (taken off a `go`'s time); 0 outside a line."""
+        if self.line_arrived is None:
+            return 0.0
+        return max(0.0, time.monotonic() - self.line_arrived)
 
     def info_string(self, text: str) -> None:
         self.out.line(f"info string {text}")

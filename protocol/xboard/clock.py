@@ -46,24 +46,30 @@ class XBoardClock:
         self.moves_played = 0
         self.own_seconds = self.opponent_seconds = None
 
-    def _time_budget(self, pondering: bool, lag_seconds: float) -> TimeBudget:
-        return allocate(self.control, self.own_seconds, self.opponent_seconds, self.moves_played,
+    def _time_budget(self, pondering: bool, lag_seconds: float, waited_seconds: float = 0.0) -> TimeBudget:
+        own = None if self.own_seconds is None else max(0.0, self.own_seconds - waited_seconds)
+        return allocate(self.control, own, self.opponent_seconds, self.moves_played,
                         usage_percent=self.usage_percent, operator_seconds=self.operator_seconds,
                         pondering=pondering, lag_seconds=lag_seconds, move_overhead=self.move_overhead)
 
-    def budget(self, pondering: bool, lag_seconds: float) -> tuple[float, float]:
+    def budget(self, pondering: bool, lag_seconds: float, waited_seconds: float = 0.0) -> tuple[float, float]:
         """(soft, hard) seconds for the move: the clock module's allocation, as a deadline the
         search can represent (a huge `st` or clock would overflow it)."""
-        budget = self._time_budget(pondering, lag_seconds)
+        budget = self._time_budget(pondering, lag_seconds, waited_seconds)
         soft, hard = deadline_seconds(budget.soft_seconds), deadline_seconds(budget.hard_seconds)
         return min(soft, hard), hard
 
-    def think_limits(self, pondering: bool, lag_seconds: float) -> SearchLimits:
-        soft, hard = self.budget(pondering, lag_seconds)
+    def think_limits(self, pondering: bool, lag_seconds: float, waited_seconds: float = 0.0) -> SearchLimits:
+        """The move's limits. waited_seconds: time gone since the GUI sent the clock (the command
+        waited to be read): the budget is allocated from what is left of the clock, or, with no
+        clock to allocate from (`st`, or no `time` sent), comes off the move's own time."""
+        from_clock = self.own_seconds is not None and self.control.seconds_per_move is None
+        soft, hard = self.budget(pondering, lag_seconds, waited_seconds if from_clock else 0.0)
         if self.node_rate:
             # `nps`: the clock is counted in nodes.
             return SearchLimits(depth=self.depth_limit, nodes=min(MAX_NODES, max(1, int(hard * self.node_rate))))
-        return SearchLimits(depth=self.depth_limit, soft_seconds=soft, hard_seconds=hard)
+        limits = SearchLimits(depth=self.depth_limit, soft_seconds=soft, hard_seconds=hard)
+        return limits if from_clock else limits.less_waited(waited_seconds)
 
 
 # -- commands ---------------------------------------------------------------------

@@ -30,6 +30,7 @@ MOVE_LIKE = re.compile(r"^([a-h][1-8][a-h][1-8](=?[qrbnQRBN])?|[KQRBNP]?[a-h]?[1
                        r"|[O0]-[O0](-[O0])?[+#]?)$")
 EDIT_PASSTHROUGH = ("ping", "quit")   # still obeyed inside edit mode, where no piece command looks like them
 RESIGN_CONFIRMATIONS = 3        # searches in a row below the resign threshold
+WAIT_SHOWN_SECONDS = 0.05       # a longer wait before a search is told in a `#` line
 
 
 @dataclass
@@ -67,6 +68,7 @@ class XBoardSession:
         self.last_scores: list[int] = []
         self.last_report: Thinking | None = None
         self.resign_pawns = 0
+        self.line_arrived: float | None = None   # when the line being handled came (time.monotonic())
         self.tablebase_messages_told: set[str] = set()   # each said once per process, not per game
         self.ics = ServerPlay(self)
         self.ponder_output = PonderOutputHold(self.out)   # a ponder search's first lines wait for the next command
@@ -86,7 +88,11 @@ class XBoardSession:
             try:
                 if kind == "line":
                     holds = self.ponder_output.holds
-                    self.handle(payload[0])
+                    self.line_arrived = payload[1] if len(payload) > 1 else None
+                    try:
+                        self.handle(payload[0])
+                    finally:
+                        self.line_arrived = None
                     self.ponder_output.release(self._pondering(), holds)
                 elif kind == "done":
                     self._search_finished(payload[0], payload[1])
@@ -185,7 +191,20 @@ class XBoardSession:
         report_evaluation(self, applied.evaluation_messages)
 
     def thinking_limits(self) -> SearchLimits:
-        return self.clock.think_limits(self.ponder_enabled, self._lag_seconds())
+        """The limits of the engine's move: the clock's budget, with the time the command that
+        asked for the move has waited to be handled gone from the clock (the engine loading
+        after an early handshake: the GUI's clock ran from the command on)."""
+        waited = self.waited_seconds()
+        limits = self.clock.think_limits(self.ponder_enabled, self._lag_seconds(), waited)
+        if waited >= WAIT_SHOWN_SECONDS and limits.hard_seconds is not None:
+            self.send_debug(f"{waited:.2f} s waited before this move's search: gone from the clock")
+        return limits
+
+    def waited_seconds(self) -> float:
+        """Seconds since the line being handled came; 0 outside a line (a search's end)."""
+        if self.line_arrived is None:
+            return 0.0
+        return max(0.0, time.monotonic() - self.line_arrived)
 
     def _lag_seconds(self) -> float:
         """The server's lag allowance, in server mode only."""

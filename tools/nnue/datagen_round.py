@@ -4,7 +4,7 @@ shareable: a file already in the folder is skipped, a file is written under a te
 renamed when whole, so two machines given different ranges (or the same range, one after the
 other) make the same files, merged by name.
 
-    python -m tools.nnue.datagen_round 94 189 --net engine/nnue/ponderosa.nnue   # the fourth round (data/nnue/README.md)
+    python -m tools.nnue.datagen_round 94 189 --net engine/nnue/ponderosa.nnue   # round four: data/nnue/README.md
 """
 from __future__ import annotations
 

@@ -42,8 +42,14 @@ from scipy.optimize import minimize
 
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits
-from ponderosa.engine.wdl import (A_COEFFICIENTS, B_COEFFICIENTS, MATERIAL_ANCHOR, MATERIAL_RANGE, PIECE_VALUES,
-                                  material_count)
+from ponderosa.engine.wdl import (
+    A_COEFFICIENTS,
+    B_COEFFICIENTS,
+    MATERIAL_ANCHOR,
+    MATERIAL_RANGE,
+    PIECE_VALUES,
+    material_count,
+)
 
 from tools.nnue.packed_games import read_games
 
