@@ -108,7 +108,7 @@ TABLES: dict[str, Table] = {
     "strength": Table(("match.ethereal12", "match.ethereal12-cutechess", "match.stockfish11", "match.toga2",
                        "match.crafty", "match.base-571b793", "match.threads2", "match.debian*"), columns=MATCH),
     "accepted": Table(("sprt.*",), where=(("decision", "H1*"),), columns=MATCH),
-    "calibration": Table(("calibration.net-093.level*", "calibration.net-130.check*"),
+    "calibration": Table(("calibration.net-093.level*", "calibration.net-189.check*"),
                          columns=("what", "result", "commit", "date", "command")),
     "nnue": Table(("sprt.net-189", "nnue.train.net-189", "sprt.net-130", "nnue.train.net-130", "sprt.net-093",
                    "match.ethereal12", "nnue.speed.net-093"), columns=MATCH),
