@@ -28,12 +28,11 @@ class ArrivalNotes:
         self._lock = threading.Lock()
         self._recording = recording   # only while a relay hands lines on to a program not yet reading
 
-    def note(self, line: bytes, arrived: float | None = None) -> None:
-        """The relay handed line on (before writing it): remember when it came."""
+    def note(self, line: bytes) -> None:
+        """The relay hands line on (before writing it): remember that it came now."""
         with self._lock:
             if self._recording:
-                key = line.decode("utf-8", "replace").strip()
-                self._notes.append((key, time.monotonic() if arrived is None else arrived))
+                self._notes.append((line.decode("utf-8", "replace").strip(), time.monotonic()))
 
     def start_recording(self) -> None:
         """A relay starts handing lines on (protocol/launch.py)."""
@@ -60,6 +59,11 @@ class ArrivalNotes:
         """Notes not yet taken back (for tests)."""
         with self._lock:
             return len(self._notes)
+
+
+def seconds_since(arrived: float | None) -> float:
+    """Seconds since a line arrived (time.monotonic()); 0 for none (no line being handled)."""
+    return 0.0 if arrived is None else max(0.0, time.monotonic() - arrived)
 
 
 ARRIVALS = ArrivalNotes()   # the program's one input relay writes here, once started

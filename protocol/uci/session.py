@@ -16,6 +16,7 @@ import chess
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
 from ponderosa.engine.wdl import material_count, wdl
+from ponderosa.protocol.arrivals import seconds_since
 from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.uci.go import SEARCH_COMMANDS, GoCommand, stop
 from ponderosa.protocol.uci.info import format_info, progress_lines
@@ -107,9 +108,7 @@ class UciSession:
 
     def waited_seconds(self) -> float:
         """Seconds since the line being handled came (taken off a `go`'s time); 0 outside a line."""
-        if self.line_arrived is None:
-            return 0.0
-        return max(0.0, time.monotonic() - self.line_arrived)
+        return seconds_since(self.line_arrived)
 
     def info_string(self, text: str) -> None:
         self.out.line(f"info string {text}")

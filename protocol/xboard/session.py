@@ -15,6 +15,7 @@ import chess
 from ponderosa.engine.book.opening_book import BookProbe, book_moves_text
 from ponderosa.engine.engine import Engine, IllegalMoveError
 from ponderosa.engine.search import SearchLimits, SearchResult, Thinking
+from ponderosa.protocol.arrivals import seconds_since
 from ponderosa.protocol.streams import Output, start_reader
 from ponderosa.protocol.xboard.clock import CLOCK_COMMANDS, XBoardClock
 from ponderosa.protocol.xboard.game import GAME_COMMANDS, EditBoard, edit_line
@@ -202,9 +203,7 @@ class XBoardSession:
 
     def waited_seconds(self) -> float:
         """Seconds since the line being handled came; 0 outside a line (a search's end)."""
-        if self.line_arrived is None:
-            return 0.0
-        return max(0.0, time.monotonic() - self.line_arrived)
+        return seconds_since(self.line_arrived)
 
     def _lag_seconds(self) -> float:
         """The server's lag allowance, in server mode only."""
