@@ -121,6 +121,7 @@ TABLES: dict[str, Table] = {
                                columns=MATCH),
     "nnue-width": Table(("nnue.train.net-189h384", "nnue.speed.net-189h384", "nnue.screen.net-189h384"),
                         columns=MATCH),
+    "nnue-labels": Table(("nnue.labels.*",), columns=MATCH),
     "nnue-trainer": Table(("nnue.trainer.speed", "nnue.trainer.backends", "nnue.train.memory"), columns=MATCH),
     "nnue-sprt": Table(("sprt.net-031", "sprt.net-046", "sprt.net-046w", "sprt.net-093", "sprt.net-130",
                         "sprt.net-189"), columns=MATCH),
