@@ -121,6 +121,36 @@ def test_trainer_makes_a_network_the_engine_loads(tmp_path: Path) -> None:
         assert evaluator.network_evaluate(Board(fen)) == reference.quantised_evaluate(net, chess.Board(fen))
 
 
+@pytest.mark.parametrize("layout_name, factorise", [("none", False), ("mirrored-4", False), ("mirrored-4", True)])
+def test_batch_inputs_equal_the_whole_arrays_transformed(tmp_path: Path, layout_name: str, factorise: bool) -> None:
+    """The trainer makes each batch's inputs from the positions alone; they must be the rows of
+    the whole arrays it used to build: positions then their left-right images, each perspective
+    moved into its king's set."""
+    from ponderosa.engine.nnue.network_file import KING_LAYOUTS
+    from tools.nnue.train import TrainingInputs
+    path = tmp_path / "self.pgm.xz"
+    write_games(path, sample_games())
+    data, _ = nnue_data.extract_file(path, skip_plies=0, max_score=40000)
+    data = {name: np.concatenate([values] * 3) for name, values in data.items()}   # rows to pick from
+    data["flippable"][::2] = True   # (sample_games has castling rights to spare: force some images)
+    layout = KING_LAYOUTS[layout_name]
+    sources = np.flatnonzero(data["flippable"])
+    assert 0 < len(sources) < len(data["features"])
+    whole = np.concatenate([data["features"], nnue_data.flip_files(data["features"][sources])])
+    expected_us = nnue_data.king_bucket_features(whole, layout)
+    expected_them = nnue_data.king_bucket_features(nnue_data.mirror_features(whole), layout)
+    if factorise:
+        expected_us = nnue_data.factoriser_features(expected_us, layout)
+        expected_them = nnue_data.factoriser_features(expected_them, layout)
+    inputs = TrainingInputs(data["features"], sources, layout, factorise)
+    rows = np.random.default_rng(3).permutation(len(whole))
+    us, them = inputs(rows)
+    assert us.dtype == np.int16 and them.dtype == np.int16
+    assert np.array_equal(us, expected_us[rows]) and np.array_equal(them, expected_them[rows])
+    plain_rows = rows[rows < len(data["features"])]   # a batch without images takes the other path
+    assert np.array_equal(inputs(plain_rows)[1], expected_them[plain_rows])
+
+
 @pytest.mark.train
 @pytest.mark.parametrize("buckets", [1, 4])
 def test_the_two_backends_compute_the_same_gradients(buckets: int) -> None:

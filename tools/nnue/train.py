@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ponderosa.engine.nnue import reference
-from ponderosa.engine.nnue.network_file import KING_LAYOUTS, MAX_BUCKETS, write_network
+from ponderosa.engine.nnue.network_file import KING_LAYOUTS, MAX_BUCKETS, KingLayout, write_network
 
 from tools.nnue import data as nnue_data
 from tools.nnue.backends import available_backends, make_backend
@@ -40,6 +40,41 @@ SIGMOID_SCALE = 400.0
 def targets(scores: np.ndarray, results: np.ndarray, score_weight: float) -> np.ndarray:
     expected = 1.0 / (1.0 + np.exp(-scores.astype(np.float32) / SIGMOID_SCALE))
     return (score_weight * expected + (1.0 - score_weight) * results).astype(np.float32)
+
+
+class TrainingInputs:
+    """The network's inputs of any rows, both perspectives, made a batch at a time from the
+    positions' own indices: row r < len(features) is position r, and row len(features) + k the
+    position flipped_sources[k] mirrored left to right. Only the positions are held; their
+    images, other perspectives and king-bucket sets are never kept whole (for 28 million
+    positions those copies were some 6 GB)."""
+
+    def __init__(self, features: np.ndarray, flipped_sources: np.ndarray, layout: KingLayout,
+                 factorise: bool) -> None:
+        self.features = features.astype(np.int16, copy=False)
+        self.flipped_sources = flipped_sources
+        self.layout, self.factorise = layout, factorise
+        # Both maps as tables over every index and the padding: a gather per batch, not arithmetic.
+        every_index = np.arange(PAD + 1, dtype=np.int16)[None, :]
+        self.mirror_table = nnue_data.mirror_features(every_index)[0]
+        self.flip_table = nnue_data.flip_files(every_index)[0]
+
+    def __call__(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(side to move's inputs, other side's inputs) of the rows, as the backends take them."""
+        count = len(self.features)
+        flipped = rows >= count
+        if flipped.any():
+            positions = np.empty((len(rows), self.features.shape[1]), dtype=np.int16)
+            positions[~flipped] = self.features[rows[~flipped]]
+            positions[flipped] = self.flip_table[self.features[self.flipped_sources[rows[flipped] - count]]]
+        else:
+            positions = self.features[rows]
+        mirrored = nnue_data.king_bucket_features(self.mirror_table[positions], self.layout)
+        positions = nnue_data.king_bucket_features(positions, self.layout)
+        if self.factorise:
+            return (nnue_data.factoriser_features(positions, self.layout),
+                    nnue_data.factoriser_features(mirrored, self.layout))
+        return positions, mirrored
 
 
 def train(data: dict[str, np.ndarray], args: argparse.Namespace,
@@ -55,23 +90,18 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
         games = data["games"]
         held = rng.random(int(games.max(initial=0)) + 1) < args.validation
         validation = held[games]
-    features = data["features"].astype(np.int16, copy=False)
     wanted = targets(data["scores"], data["results"], args.score_weight)
     train_rows = np.flatnonzero(~validation)
     layout = KING_LAYOUTS[args.king_buckets]
+    flipped_sources = np.empty(0, dtype=np.int64)
     if args.mirror and not layout.mirror:
         # Positions without castling rights are worth the same mirrored left to right: added as
         # training rows of their own (validation keeps the positions as played). King buckets
         # that mirror the board already see such a position and its image alike.
-        extra = train_rows[data["flippable"][train_rows]]
-        features = np.concatenate([features, nnue_data.flip_files(features[extra])])
-        wanted = np.concatenate([wanted, wanted[extra]])
-        train_rows = np.concatenate([train_rows, np.arange(len(validation), len(validation) + len(extra))])
-    mirrored = nnue_data.king_bucket_features(nnue_data.mirror_features(features), layout)
-    features = nnue_data.king_bucket_features(features, layout)
-    if args.factorise:
-        mirrored = nnue_data.factoriser_features(mirrored, layout)
-        features = nnue_data.factoriser_features(features, layout)
+        flipped_sources = train_rows[data["flippable"][train_rows]]
+        wanted = np.concatenate([wanted, wanted[flipped_sources]])
+        train_rows = np.concatenate([train_rows, np.arange(len(validation), len(validation) + len(flipped_sources))])
+    inputs = TrainingInputs(data["features"], flipped_sources, layout, args.factorise)
     valid_rows = np.flatnonzero(validation)
     backend = make_backend(args.backend, args.hidden, args.lr, args.weight_decay, args.seed, args.buckets, layout,
                            args.factorise)
@@ -84,8 +114,8 @@ def train(data: dict[str, np.ndarray], args: argparse.Namespace,
         total = 0.0
         for start in range(0, len(order), args.batch):
             rows = order[start:start + args.batch]
-            total += backend.train_step(features[rows], mirrored[rows], wanted[rows]) * len(rows)
-        valid_total = sum(backend.loss_sum(features[rows], mirrored[rows], wanted[rows])
+            total += backend.train_step(*inputs(rows), wanted[rows]) * len(rows)
+        valid_total = sum(backend.loss_sum(*inputs(rows), wanted[rows])
                           for rows in np.array_split(valid_rows, max(1, len(valid_rows) // 8192)))
         train_loss, valid_loss = total / max(len(order), 1), valid_total / max(len(valid_rows), 1)
         history.append((epoch, train_loss, valid_loss, time.monotonic() - began))
