@@ -126,6 +126,15 @@ cdef class Board:
     def in_check(self) -> bool:
         return in_check(self.pos)
 
+    def upcoming_repetition(self) -> str | None:
+        """A move (UCI squares) of the side to move that leads to a position of this board's
+        history since the last capture or pawn move, found by the cuckoo tables without making
+        moves; None if there is none. Its legality is not checked (a pinned piece, a check)."""
+        cdef int found = upcoming_repetition_move(self.pos)
+        if found < 0:
+            return None
+        return square_name(found & 63) + square_name(found >> 6)
+
     def legal_moves(self) -> list:
         """Legal moves in UCI notation (e7e8q for promotion; castling e1g1, in Chess960 king
         takes rook: e1h1)."""

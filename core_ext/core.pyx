@@ -28,6 +28,7 @@ from posix.unistd cimport close as c_close
 include "bitboard_tables.pxi"      # attack tables and magics, built at import
 include "zobrist_keys.pxi"         # the Polyglot keys
 include "position.pxi"             # make/unmake, keys, FEN
+include "upcoming_repetition.pxi"  # cuckoo tables: a move that repeats an earlier position
 include "movegen.pxi"              # legal move generation
 include "perft.pxi"                # perft with bulk counting
 include "see.pxi"                  # static exchange evaluation

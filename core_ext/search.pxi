@@ -229,6 +229,12 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     if is_draw(pos) and not (pos.states[pos.ply].halfmove >= 100 and in_check(pos)
                              and generate_legal(pos, moves) == 0):
         return draw_value(s)   # (a mate on the hundredth ply is still a mate)
+    # Upcoming repetition: a move from here repeats an earlier position, so the side to move can
+    # have a draw at least (Stockfish 11's has_game_cycle; legality of that move is not checked).
+    if UPCOMING_REPETITION and ply > 0 and alpha < draw_value(s) and upcoming_repetition_move(pos) >= 0:
+        alpha = draw_value(s)
+        if alpha >= beta:
+            return alpha
     # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
     if alpha < -MATE + ply:
         alpha = -MATE + ply

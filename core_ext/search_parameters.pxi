@@ -29,6 +29,7 @@ cdef int NULL_EVAL_DIVISOR = 200        # and a ply more per this many centipawn
 cdef int SINGULAR_DEPTH = 8             # least depth (plies) of a singular-extension test
 cdef int SINGULAR_MARGIN = 2            # per ply: how far below the hash score the other moves must stay
 cdef int IIR_DEPTH = 4                  # least depth (plies) of an internal iterative reduction
+cdef int UPCOMING_REPETITION = 0        # 1: a node with a move that repeats an earlier position raises alpha to a draw
 cdef int ASPIRATION_WINDOW = 25         # the first window around the last iteration's score (helpers; the main thread reads it too)
 
 cdef int LMR_TABLE[64][64]              # reduction in plies by depth and move number
@@ -61,7 +62,7 @@ build_parameter_tables()
 
 # name, the C int, its range and SPSA's step at the run's end (c_end: about a twentieth of the range).
 cdef enum:
-    PARAMETER_COUNT = 27
+    PARAMETER_COUNT = 28
 cdef int* PARAMETER_ADDRESS[PARAMETER_COUNT]
 PARAMETER_RANGES = (
     ("RazorDepth", 1, 4, 0.5),
@@ -91,6 +92,7 @@ PARAMETER_RANGES = (
     ("CaptureSeeDepth", 2, 12, 0.5),
     ("PruneLmrShare", 0, 100, 5),
     ("ContinuationPruneDepth", 0, 6, 0.5),
+    ("UpcomingRepetition", 0, 1, 0.25),
 )
 PARAMETER_ADDRESS[0] = &RAZOR_DEPTH
 PARAMETER_ADDRESS[1] = &RAZOR_MARGIN
@@ -119,6 +121,7 @@ PARAMETER_ADDRESS[23] = &SMP_BREADCRUMB
 PARAMETER_ADDRESS[24] = &CAPTURE_SEE_DEPTH
 PARAMETER_ADDRESS[25] = &PRUNE_LMR_SHARE
 PARAMETER_ADDRESS[26] = &CONTINUATION_PRUNE_DEPTH
+PARAMETER_ADDRESS[27] = &UPCOMING_REPETITION
 if len(PARAMETER_RANGES) != PARAMETER_COUNT:   # a row without its address (or one too many) reads a wild pointer
     raise ImportError(f"search_parameters.pxi: {len(PARAMETER_RANGES)} ranges for {PARAMETER_COUNT} parameters")
 PARAMETER_DEFAULTS = tuple(PARAMETER_ADDRESS[i][0] for i in range(len(PARAMETER_RANGES)))

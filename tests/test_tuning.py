@@ -39,7 +39,7 @@ def fixed_depth_nodes(depth: int = 9) -> int:
 
 def test_table_rows_are_whole_and_the_defaults_in_range() -> None:
     rows = search_parameters()
-    assert len(rows) == 27 and len({row[0].lower() for row in rows}) == 27
+    assert len(rows) == 28 and len({row[0].lower() for row in rows}) == 28
     for name, value, default, low, high, step in rows:
         assert value == default and low <= default <= high and 0 < step <= (high - low) / 4, name
 
@@ -108,6 +108,6 @@ def test_fastchess_style_handshake_over_the_program(monkeypatch: pytest.MonkeyPa
 
 def test_spsa_inputs_are_openbench_lines() -> None:
     lines = tuning.spsa_inputs().splitlines()
-    assert len(lines) == len(search_parameters()) == 27
+    assert len(lines) == len(search_parameters()) == 28
     name, kind, start, low, high, c_end, r_end = map(str.strip, lines[1].split(","))
     assert (name, kind, start, low, high, c_end, r_end) == ("RazorMargin", "int", "300", "100", "700", "30", "0.002")
