@@ -127,6 +127,7 @@ def test_batch_inputs_equal_the_whole_arrays_transformed(tmp_path: Path, layout_
     the whole arrays it used to build: positions then their left-right images, each perspective
     moved into its king's set."""
     from ponderosa.engine.nnue.network_file import KING_LAYOUTS
+
     from tools.nnue.train import TrainingInputs
     path = tmp_path / "self.pgm.xz"
     write_games(path, sample_games())
