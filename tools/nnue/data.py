@@ -210,6 +210,16 @@ def read_scored_games(path: Path) -> Iterator[ScoredGame]:
         yield ScoredGame(chess.Board(game.start_fen), game.result, game.moves, list(game.scores))
 
 
+SKIP_PLIES = 8       # the defaults of --skip-plies and --max-score
+MAX_SCORE = 3000
+
+
+def kept(board: chess.Board, ply: int, move: chess.Move, score: int | None, skip_plies: int, max_score: int) -> bool:
+    """Whether the position before move (the game's ply-th) is one a static evaluation is trained on."""
+    return (ply >= skip_plies and score is not None and abs(score) <= max_score and not board.is_check()
+            and not board.is_capture(move) and move.promotion is None)
+
+
 def extract_file(path: Path, skip_plies: int, max_score: int) -> tuple[dict[str, np.ndarray], int]:
     """One file's kept positions (game numbers from 0 within the file) and how many games it holds."""
     rows: list[list[int]] = []
@@ -222,8 +232,7 @@ def extract_file(path: Path, skip_plies: int, max_score: int) -> tuple[dict[str,
         white_result = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}[game.result]
         board = game.start
         for ply, (move, score) in enumerate(zip(game.moves, game.scores)):
-            if (ply >= skip_plies and score is not None and abs(score) <= max_score and not board.is_check()
-                    and not board.is_capture(move) and move.promotion is None):
+            if kept(board, ply, move, score, skip_plies, max_score):
                 active = stm_features(board)
                 rows.append(active + [PAD] * (SLOTS - len(active)))
                 scores.append(score)
@@ -312,8 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("games", type=Path, nargs="+",
                         help="packed games files (tools.nnue.datagen --packed), or PGNs with scored moves (OpenBench)")
-    parser.add_argument("--skip-plies", type=int, default=8)
-    parser.add_argument("--max-score", type=int, default=3000)
+    parser.add_argument("--skip-plies", type=int, default=SKIP_PLIES)
+    parser.add_argument("--max-score", type=int, default=MAX_SCORE)
     parser.add_argument("--jobs", type=int, default=1, help="read the files in this many processes (default 1)")
     args = parser.parse_args(argv)
     try:

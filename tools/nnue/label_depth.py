@@ -22,30 +22,27 @@ import random
 import sys
 from pathlib import Path
 
-import chess
 import numpy as np
 
 from ponderosa.core_ext.core import Board, Evaluator, TranspositionTable
 from ponderosa.engine.search import Searcher, SearchLimits
 
 from tools import ROOT
-from tools.nnue.packed_games import read_games
+from tools.nnue import data as nnue_data
+from tools.nnue.train import SIGMOID_SCALE
 
-SIGMOID_SCALE = 400.0
-SKIP_PLIES = 8            # tools/nnue/data.py's defaults
-MAX_SCORE = 3000
 HASH_BYTES = 16 * 1024 * 1024
+SCORE_CAP = 4 * nnue_data.MAX_SCORE   # a mate found by a deeper search counts as a large score, not 32,000
 
 
 def trainable_positions(paths: list[Path]) -> list[tuple[str, int]]:
     """(FEN, the file's score for the side to move) of every position the trainer would take."""
     found = []
     for path in paths:
-        for game in read_games(path):
-            board = chess.Board(game.start_fen)
+        for game in nnue_data.read_scored_games(path):
+            board = game.start
             for ply, (move, score) in enumerate(zip(game.moves, game.scores)):
-                if (ply >= SKIP_PLIES and abs(score) <= MAX_SCORE and not board.is_check()
-                        and not board.is_capture(move) and move.promotion is None):
+                if nnue_data.kept(board, ply, move, score, nnue_data.SKIP_PLIES, nnue_data.MAX_SCORE):
                     found.append((board.fen(), score))
                 board.push(move)
     return found
@@ -82,8 +79,8 @@ def label(positions: list[tuple[str, int]], node_counts: list[int], net: Path | 
         for nodes in node_counts:
             table.clear()
             searcher.core.clear()
-            result = searcher.run(Board(fen), SearchLimits(nodes=nodes))
-            labels[f"nodes{nodes}"].append(max(-MAX_SCORE * 4, min(MAX_SCORE * 4, result.score)))
+            result = searcher.run(board.copy(), SearchLimits(nodes=nodes))
+            labels[f"nodes{nodes}"].append(max(-SCORE_CAP, min(SCORE_CAP, result.score)))
     return {name: np.array(values) for name, values in labels.items()}
 
 

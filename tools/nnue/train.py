@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.positions is not None:
             data = nnue_data.load_positions(args.positions, args.limit)
         else:
-            data = nnue_data.extract(args.games, skip_plies=8, max_score=3000)
+            data = nnue_data.extract(args.games, nnue_data.SKIP_PLIES, nnue_data.MAX_SCORE)
             if args.limit:
                 data = {name: values[:args.limit] for name, values in data.items()}
         holdout = nnue_data.load_positions(args.holdout) if args.holdout is not None else None
