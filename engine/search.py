@@ -289,10 +289,24 @@ class Searcher:
         def elapsed() -> float:
             return (time.monotonic_ns() - start) / 1e9
 
+        # The last report of line 1, and the last one with a score that is not an upper bound
+        # (XBoard shows no fail-low lines, UCI shows all): what a GUI shows as the best move.
+        last_line: list[Thinking] = []
+        last_shown: list[Thinking] = []
+
         def report(depth: int, value: int, bound: str, line: int = 1, pv: list[str] | None = None) -> None:
             if on_thinking is not None:
-                on_thinking(Thinking(depth, value, elapsed(), self.core.shared_nodes, pv or self.core.pv(), bound,
-                                     self.core.seldepth, self._tbhits(), line, line_count))
+                thinking = Thinking(depth, value, elapsed(), self.core.shared_nodes, pv or self.core.pv(), bound,
+                                    self.core.seldepth, self._tbhits(), line, line_count)
+                if line == 1:
+                    last_line[:] = [thinking]
+                    if bound != "upper":
+                        last_shown[:] = [thinking]
+                on_thinking(thinking)
+
+        def names_best(best: str) -> bool:
+            """Whether the last lines shown start with best (nothing to add)."""
+            return all(last and last[0].pv[:1] == [best] for last in (last_line, last_shown))
 
         def aspirate(depth: int, previous: int, line: int) -> int:
             """One root search to depth, its window widened until the score falls inside it."""
@@ -332,10 +346,15 @@ class Searcher:
                     # The last finished iteration's line still holds when it starts with the
                     # same move: keep it, so that the result has a move to ponder on.
                     pv = result.pv
-                if line_count == 1 and best != result.best_move:
-                    # A new best move in the unfinished iteration: show it, so that the move
-                    # played is the one the last thinking line names (its score is a bound).
-                    report(depth, self.core.root_score(), "lower", 1, pv)
+                if line_count == 1 and not names_best(best):
+                    # The last line shown does not name the move played: a new best move in the
+                    # unfinished iteration, or a fail high there that did not hold. A line for the
+                    # move played, at this depth (depths never go down), its score a bound.
+                    value = self.core.root_score()
+                    if value > -INFINITE_SCORE:   # it raised alpha in this iteration
+                        report(depth, value, "lower", 1, pv)
+                    else:
+                        report(depth, last_line[0].score if last_line else result.score, "upper", 1, pv)
                 result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
                 break
             score = value

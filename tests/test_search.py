@@ -63,6 +63,58 @@ def test_the_last_thinking_line_names_the_move_played(engine: Engine, fen: str) 
     assert changed_mid_iteration > 0
 
 
+class ScriptedRoot:
+    """A stand-in for the core's root search that plays out a script of iterations: each entry
+    (score, best move, PV, stopped) is the outcome of one call of iterate()."""
+
+    def __init__(self, script: list[tuple[int, str, list[str], bool]]) -> None:
+        self.script = script
+        self.calls = 0
+        self.stopped = False
+        self.nodes = self.shared_nodes = self.seldepth = self.tbhits = 0
+        self._best, self._pv, self._score = "", [], 0
+
+    def iterate(self, depth: int, alpha: int, beta: int) -> int:
+        self._score, self._best, self._pv, self.stopped = self.script[self.calls]
+        self.calls += 1
+        self.nodes = self.shared_nodes = 1000 * self.calls
+        return self._score
+
+    def best_move(self) -> str:
+        return self._best
+
+    def pv(self) -> list[str]:
+        return list(self._pv)
+
+    def root_score(self) -> int:
+        return self._score
+
+
+def test_a_fail_high_that_does_not_hold_is_followed_by_the_line_of_the_move_played(engine: Engine) -> None:
+    """Depth 5 fails high on Ng5 (a lower-bound line names it); its re-search is stopped after
+    Ng5 fell back and castling, the best of depth 4, came first again with a better score. The
+    move played is castling, so the last line must name it again (python-chess files the last line as the
+    move's information: XBoard with pondering showed Ng5 for an O-O played)."""
+    castles, knight = ["e1g1", "f6g4", "h2h3"], ["f3g5"]
+    script = [(20 + depth, "e1g1", castles, False) for depth in range(1, 5)]
+    script += [(400, "f3g5", knight, False),   # far above the aspiration window: a fail high
+               (30, "e1g1", castles[:1], True)]   # stopped in the re-search, castling first
+    searcher = engine.searcher
+    real_core = searcher.core
+    searcher.core = ScriptedRoot(script)   # type: ignore[assignment]
+    searcher._open_ended, searcher._soft_deadline_ns = False, 0
+    reports: list[Thinking] = []
+    try:
+        result = searcher._deepen(20, 10, SearchLimits(nodes=6000), time.monotonic_ns(), reports.append, None, None)
+    finally:
+        searcher.core = real_core
+    assert result.best_move == "e1g1"
+    assert [report.bound for report in reports[4:5]] == ["lower"] and reports[4].pv == knight
+    assert reports[-1].pv[0] == "e1g1", reports[-1]
+    # At the depth of the unfinished iteration (depths never go down), castling's score there a bound.
+    assert reports[-1].bound == "lower" and reports[-1].depth == 5 and reports[-1].score == 30
+
+
 def test_getting_mated_is_a_negative_mate_score(engine: Engine) -> None:
     engine.new_game()
     # Black's only move is Kb8, and Qd8 mates.
