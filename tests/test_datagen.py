@@ -6,16 +6,18 @@ import argparse
 import random
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import chess
+import pytest
 
 from ponderosa.core_ext.core import Board, Evaluator, TranspositionTable
 from ponderosa.core_ext.position_set import is_quiet
 from ponderosa.engine.search import Searcher
 
 from tools import tool_command, tool_environment
-from tools.nnue import datagen
+from tools.nnue import datagen, datagen_round
 from tools.tune import positions as tune_positions
 
 
@@ -79,9 +81,28 @@ def test_a_terminated_background_run_keeps_its_finished_games(tmp_path: Path) ->
         assert " games (" in first, first
         process.send_signal(number)
         rest = process.stderr.read()
-        assert process.wait(timeout=60) == 0
+        assert process.wait(timeout=60) == 128 + number   # stopped: the file is short (datagen_round)
         assert "stopped: writing the games finished so far" in rest
         header = out.read_text(encoding="utf-8").splitlines()[0]
         games = int(header.split(": ")[1].split(" games")[0])
         assert 1 <= games < 5000
         out.unlink()
+
+
+def test_a_round_renames_only_whole_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """datagen_round takes a file's run for done only when it exits 0: a run stopped by a signal
+    writes its short file and exits 128 + the signal, and that file must not become selfplay-NNN."""
+    exit_status = {"code": 128 + signal.SIGTERM}
+
+    def run_writing_a_file(number: int, out: Path, net: Path | None, workers: int) -> list[str]:
+        script = f"import pathlib, sys; pathlib.Path({str(out)!r}).write_text('games of {number}'); "
+        return [sys.executable, "-c", script + f"sys.exit({exit_status['code']})"]
+
+    monkeypatch.setattr(datagen_round, "file_command", run_writing_a_file)
+    monkeypatch.setattr(sys, "argv", ["datagen_round", "5", "6", "--folder", str(tmp_path)])
+    assert datagen_round.main() == 1
+    assert not list(tmp_path.glob("selfplay-*"))
+    exit_status["code"] = 0
+    assert datagen_round.main() == 0
+    assert sorted(path.name for path in tmp_path.glob("selfplay-*")) == ["selfplay-005.pgm.xz", "selfplay-006.pgm.xz"]
+    assert (tmp_path / "selfplay-006.pgm.xz").read_text() == "games of 6"

@@ -180,8 +180,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+STOPPED_EXIT = 128   # + the signal's number, as a shell reports a process a signal ended
+
+
+class Stopped(KeyboardInterrupt):
+    """The run was told to stop by this signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    raise Stopped(signum)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     packed_games: list[PackedGame] = []
     results = {"1-0": 0, "1/2-1/2": 0, "0-1": 0}
     began = time.monotonic()
+    stopped_by = 0   # the signal that stopped the run early, 0 if it ran to the end
     pool = multiprocessing.Pool(args.workers)
     # Stop the same way on SIGTERM (kill, a scheduler's timeout) and on SIGINT even when the run
     # was started in the background, where the shell ignores SIGINT: the workers are already
@@ -221,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{games} games ({results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
                   f"{kept} positions, {time.monotonic() - began:.0f} s", file=sys.stderr)
         pool.close()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        stopped_by = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
         pool.terminate()
         print("stopped: writing the games finished so far", file=sys.stderr)
     finally:
@@ -232,13 +245,15 @@ def main(argv: list[str] | None = None) -> int:
         write_games(args.out, packed_games)
         print(f"{args.out}: {len(packed_games)} games, {sum(len(game.moves) for game in packed_games)} positions",
               file=sys.stderr)
-        return 0
+        return STOPPED_EXIT + stopped_by if stopped_by else 0
     header = (f"# Ponderosa self-play: {sum(results.values())} games at {args.nodes} nodes a move "
               f"(White wins / draws / Black wins {results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
               f"seed {args.seed}")
     write_atomically(args.out, "".join(line + "\n" for line in [header, *lines]))
     print(f"{args.out}: {len(lines) - sum(results.values())} positions", file=sys.stderr)
-    return 0
+    # A stopped run's file is written but short: the exit status says so (datagen_round must not
+    # take it for a whole file).
+    return STOPPED_EXIT + stopped_by if stopped_by else 0
 
 
 if __name__ == "__main__":
