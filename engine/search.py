@@ -304,9 +304,9 @@ class Searcher:
                         last_shown[:] = [thinking]
                 on_thinking(thinking)
 
-        def names_best(best: str) -> bool:
-            """Whether the last lines shown start with best (nothing to add)."""
-            return all(last and last[0].pv[:1] == [best] for last in (last_line, last_shown))
+        def shows_another_move(best: str) -> bool:
+            """Whether a last line shown names a move other than best."""
+            return any(last and last[0].pv[:1] != [best] for last in (last_line, last_shown))
 
         def aspirate(depth: int, previous: int, line: int) -> int:
             """One root search to depth, its window widened until the score falls inside it."""
@@ -346,15 +346,15 @@ class Searcher:
                     # The last finished iteration's line still holds when it starts with the
                     # same move: keep it, so that the result has a move to ponder on.
                     pv = result.pv
-                if line_count == 1 and not names_best(best):
+                if line_count == 1 and (best != result.best_move or shows_another_move(best)):
                     # The last line shown does not name the move played: a new best move in the
                     # unfinished iteration, or a fail high there that did not hold. A line for the
                     # move played, at this depth (depths never go down), its score a bound.
                     value = self.core.root_score()
                     if value > -INFINITE_SCORE:   # it raised alpha in this iteration
                         report(depth, value, "lower", 1, pv)
-                    else:
-                        report(depth, last_line[0].score if last_line else result.score, "upper", 1, pv)
+                    else:   # it failed low in this iteration
+                        report(depth, last_line[0].score, "upper", 1, pv)
                 result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
                 break
             score = value

@@ -241,19 +241,20 @@ def main(argv: list[str] | None = None) -> int:
         pool.join()
         for number, handler in previous.items():
             signal.signal(number, handler)
+    # A stopped run's file is written but short: the exit status says so (datagen_round must not
+    # take it for a whole file).
+    status = STOPPED_EXIT + stopped_by if stopped_by else 0
     if args.packed:
         write_games(args.out, packed_games)
         print(f"{args.out}: {len(packed_games)} games, {sum(len(game.moves) for game in packed_games)} positions",
               file=sys.stderr)
-        return STOPPED_EXIT + stopped_by if stopped_by else 0
+        return status
     header = (f"# Ponderosa self-play: {sum(results.values())} games at {args.nodes} nodes a move "
               f"(White wins / draws / Black wins {results['1-0']} / {results['1/2-1/2']} / {results['0-1']}), "
               f"seed {args.seed}")
     write_atomically(args.out, "".join(line + "\n" for line in [header, *lines]))
     print(f"{args.out}: {len(lines) - sum(results.values())} positions", file=sys.stderr)
-    # A stopped run's file is written but short: the exit status says so (datagen_round must not
-    # take it for a whole file).
-    return STOPPED_EXIT + stopped_by if stopped_by else 0
+    return status
 
 
 if __name__ == "__main__":

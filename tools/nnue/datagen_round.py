@@ -26,10 +26,6 @@ def file_command(number: int, out: Path, net: Path | None, workers: int) -> list
     return command + (["--net", str(net)] if net is not None else [])
 
 
-def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("first", type=int, help="the first file number (NNN)")
@@ -40,7 +36,7 @@ def main() -> int:
     args = parser.parse_args()
     # SIGTERM ends the round as Ctrl-C does: subprocess.run then kills the file's run before it
     # writes, and nothing is renamed.
-    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     for number in range(args.first, args.last + 1):
         final = args.folder / f"selfplay-{number:03d}.pgm.xz"
         if final.exists():
