@@ -353,7 +353,7 @@ class Searcher:
                     value = self.core.root_score()
                     if value > -INFINITE_SCORE:   # it raised alpha in this iteration
                         report(depth, value, "lower", 1, pv)
-                    else:   # it failed low in this iteration
+                    elif last_line:   # it failed low in this iteration, below the line shown
                         report(depth, last_line[0].score, "upper", 1, pv)
                 result = SearchResult(best, result.score, result.depth, self.core.nodes, elapsed(), pv)
                 break

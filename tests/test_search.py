@@ -7,7 +7,7 @@ import time
 import chess
 import pytest
 
-from ponderosa.core_ext.core import MATE_THRESHOLD, Board
+from ponderosa.core_ext.core import INFINITE_SCORE, MATE_THRESHOLD, Board
 from ponderosa.engine.engine import Engine
 from ponderosa.engine.search import WON_MIN_DEPTH, WON_SCORE, SearchLimits, Thinking, mate_distance, won_position
 from ponderosa.engine.testsuite import SuiteError, read_suite
@@ -113,6 +113,26 @@ def test_a_fail_high_that_does_not_hold_is_followed_by_the_line_of_the_move_play
     assert reports[-1].pv[0] == "e1g1", reports[-1]
     # At the depth of the unfinished iteration (depths never go down), castling's score there a bound.
     assert reports[-1].bound == "lower" and reports[-1].depth == 5 and reports[-1].score == 30
+
+
+@pytest.mark.parametrize("listening", [True, False], ids=["with-thinking", "without-thinking"])
+def test_a_stop_in_the_first_iteration_on_a_move_that_failed_low_shows_nothing(engine: Engine, listening: bool) -> None:
+    """Stopped in depth 1 with a new move first whose score is no bound yet (the root's score is
+    still -infinite): there is no line to bound it by, so no line is added and nothing breaks.
+    Without a thinking listener (data generation) the same stop must not break either."""
+    script = [(-INFINITE_SCORE, "d2d4", ["d2d4"], True)]
+    searcher = engine.searcher
+    real_core = searcher.core
+    searcher.core = ScriptedRoot(script)   # type: ignore[assignment]
+    searcher._open_ended, searcher._soft_deadline_ns = False, 0
+    reports: list[Thinking] = []
+    try:
+        result = searcher._deepen(20, 10, SearchLimits(nodes=1000), time.monotonic_ns(),
+                                  reports.append if listening else None, None, None)
+    finally:
+        searcher.core = real_core
+    assert result.best_move == "d2d4"
+    assert reports == []
 
 
 def test_getting_mated_is_a_negative_mate_score(engine: Engine) -> None:
