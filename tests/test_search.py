@@ -3,13 +3,22 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import chess
 import pytest
 
 from ponderosa.core_ext.core import INFINITE_SCORE, MATE_THRESHOLD, Board
 from ponderosa.engine.engine import Engine
-from ponderosa.engine.search import WON_MIN_DEPTH, WON_SCORE, SearchLimits, Thinking, mate_distance, won_position
+from ponderosa.engine.search import (
+    WON_MIN_DEPTH,
+    WON_SCORE,
+    SearchLimits,
+    SearchResult,
+    Thinking,
+    mate_distance,
+    won_position,
+)
 from ponderosa.engine.testsuite import SuiteError, read_suite
 
 from tests.wall_clock import allowed, bounds
@@ -90,6 +99,20 @@ class ScriptedRoot:
         return self._score
 
 
+def deepen_scripted(engine: Engine, script: list[tuple[int, str, list[str], bool]],
+                    on_thinking: Callable[[Thinking], None] | None) -> SearchResult:
+    """The main thread's iterative deepening over a ScriptedRoot in place of the core."""
+    searcher = engine.searcher
+    real_core = searcher.core
+    searcher.core = ScriptedRoot(script)   # type: ignore[assignment]
+    searcher._open_ended, searcher._soft_deadline_ns = False, 0
+    try:
+        return searcher._deepen(20, 10, SearchLimits(nodes=1000 * len(script)), time.monotonic_ns(),
+                                on_thinking, None, None)
+    finally:
+        searcher.core = real_core
+
+
 def test_a_fail_high_that_does_not_hold_is_followed_by_the_line_of_the_move_played(engine: Engine) -> None:
     """Depth 5 fails high on Ng5 (a lower-bound line names it); its re-search is stopped after
     Ng5 fell back and castling, the best of depth 4, came first again with a better score. The
@@ -99,15 +122,8 @@ def test_a_fail_high_that_does_not_hold_is_followed_by_the_line_of_the_move_play
     script = [(20 + depth, "e1g1", castles, False) for depth in range(1, 5)]
     script += [(400, "f3g5", knight, False),   # far above the aspiration window: a fail high
                (30, "e1g1", castles[:1], True)]   # stopped in the re-search, castling first
-    searcher = engine.searcher
-    real_core = searcher.core
-    searcher.core = ScriptedRoot(script)   # type: ignore[assignment]
-    searcher._open_ended, searcher._soft_deadline_ns = False, 0
     reports: list[Thinking] = []
-    try:
-        result = searcher._deepen(20, 10, SearchLimits(nodes=6000), time.monotonic_ns(), reports.append, None, None)
-    finally:
-        searcher.core = real_core
+    result = deepen_scripted(engine, script, reports.append)
     assert result.best_move == "e1g1"
     assert [report.bound for report in reports[4:5]] == ["lower"] and reports[4].pv == knight
     assert reports[-1].pv[0] == "e1g1", reports[-1]
@@ -121,16 +137,8 @@ def test_a_stop_in_the_first_iteration_on_a_move_that_failed_low_shows_nothing(e
     still -infinite): there is no line to bound it by, so no line is added and nothing breaks.
     Without a thinking listener (data generation) the same stop must not break either."""
     script = [(-INFINITE_SCORE, "d2d4", ["d2d4"], True)]
-    searcher = engine.searcher
-    real_core = searcher.core
-    searcher.core = ScriptedRoot(script)   # type: ignore[assignment]
-    searcher._open_ended, searcher._soft_deadline_ns = False, 0
     reports: list[Thinking] = []
-    try:
-        result = searcher._deepen(20, 10, SearchLimits(nodes=1000), time.monotonic_ns(),
-                                  reports.append if listening else None, None, None)
-    finally:
-        searcher.core = real_core
+    result = deepen_scripted(engine, script, reports.append if listening else None)
     assert result.best_move == "d2d4"
     assert reports == []
 
