@@ -258,6 +258,14 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
         if not excluded and (not pv_node or tt_depth >= LEARNED_DEPTH) and tt_depth * ONE_PLY >= depth and (
                 tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta)
                 or (tt_bound == BOUND_UPPER and tt_score <= alpha)):
+            if TT_CUTOFF_HISTORY and hash_move and is_quiet(pos, hash_move):
+                # The table's move decides this node without a search: its statistics learn
+                # from that as from a searched cut-off (or fail-low), as in Stockfish 11.
+                if tt_score >= beta:
+                    update_quiet_stats(s, hash_move, NULL, 0, ply, depth)
+                elif tt_score <= alpha:
+                    add_quiet(&s.history, pos.board[move_from(hash_move)], move_to(hash_move),
+                              s.moved[ply + 1], s.moved[ply], -history_bonus(depth))
             return tt_score
 
     if s.tb_probing and not excluded and pos.states[pos.ply].halfmove == 0 and depth >= s.tb_probe_depth:
