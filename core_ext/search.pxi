@@ -202,7 +202,7 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
     cdef Move captures[32]
     cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
-    cdef bint checked, move_checks, quiet, improving, mate_threat = False, singular = False
+    cdef bint checked, move_checks, check_extended, quiet, improving, mate_threat = False, singular = False
     cdef bint skip_quiets = False, evaluated = False, hash_capture, tt_pv, other_thread
     cdef int breadcrumb
     cdef CheckInfo check_info   # whether each move gives check, told before it is made
@@ -414,12 +414,17 @@ cdef int search(SearchState* s, int alpha, int beta, int depth, int ply, bint nu
 
         prefetch_child(s, m)
         move_checks = gives_check_by(pos, m, &check_info)   # before the move: cheaper than in_check after it
+        # Stockfish 11 extends a check only when it is discovered or does not lose material by
+        # exchange (CHECK_EXTENSION_SEE); a check that throws the piece away is searched normally.
+        check_extended = move_checks and (not CHECK_EXTENSION_SEE
+                                          or (check_info.discoverers & square_bb(move_from(m))) != 0
+                                          or see(pos, m) >= 0)
         s.moved[ply + 2] = move_key(pos.board[move_from(m)], move_to(m))
         do_move(pos, m)
         tt_prefetch(s.tt, pos.states[pos.ply].key)
 
         s.in_check[ply + 1] = move_checks
-        ext = extension_for(s, m, move_checks, checked and n == 1, mate_threat, moved_type, victim_type)
+        ext = extension_for(s, m, check_extended, checked and n == 1, mate_threat, moved_type, victim_type)
         if singular and (m & 0xFFFF) == (hash_move & 0xFFFF):
             ext = ONE_PLY
         new_depth = depth - ONE_PLY + ext

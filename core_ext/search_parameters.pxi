@@ -31,6 +31,7 @@ cdef int SINGULAR_MARGIN = 2            # per ply: how far below the hash score 
 cdef int IIR_DEPTH = 4                  # least depth (plies) of an internal iterative reduction
 cdef int UPCOMING_REPETITION = 0        # 1: a node with a move that repeats an earlier position raises alpha to a draw
 cdef int TT_CUTOFF_HISTORY = 0          # 1: a table cut-off by a quiet hash move updates its statistics (killer, counter, history)
+cdef int CHECK_EXTENSION_SEE = 0        # 1: a check is extended only when discovered or not losing by exchange
 cdef int ASPIRATION_WINDOW = 25         # the first window around the last iteration's score (helpers; the main thread reads it too)
 
 cdef int LMR_TABLE[64][64]              # reduction in plies by depth and move number
@@ -63,7 +64,7 @@ build_parameter_tables()
 
 # name, the C int, its range and SPSA's step at the run's end (c_end: about a twentieth of the range).
 cdef enum:
-    PARAMETER_COUNT = 29
+    PARAMETER_COUNT = 30
 cdef int* PARAMETER_ADDRESS[PARAMETER_COUNT]
 PARAMETER_RANGES = (
     ("RazorDepth", 1, 4, 0.5),
@@ -95,6 +96,7 @@ PARAMETER_RANGES = (
     ("ContinuationPruneDepth", 0, 6, 0.5),
     ("UpcomingRepetition", 0, 1, 0.25),
     ("TtCutoffHistory", 0, 1, 0.25),
+    ("CheckExtensionSee", 0, 1, 0.25),
 )
 PARAMETER_ADDRESS[0] = &RAZOR_DEPTH
 PARAMETER_ADDRESS[1] = &RAZOR_MARGIN
@@ -125,6 +127,7 @@ PARAMETER_ADDRESS[25] = &PRUNE_LMR_SHARE
 PARAMETER_ADDRESS[26] = &CONTINUATION_PRUNE_DEPTH
 PARAMETER_ADDRESS[27] = &UPCOMING_REPETITION
 PARAMETER_ADDRESS[28] = &TT_CUTOFF_HISTORY
+PARAMETER_ADDRESS[29] = &CHECK_EXTENSION_SEE
 if len(PARAMETER_RANGES) != PARAMETER_COUNT:   # a row without its address (or one too many) reads a wild pointer
     raise ImportError(f"search_parameters.pxi: {len(PARAMETER_RANGES)} ranges for {PARAMETER_COUNT} parameters")
 PARAMETER_DEFAULTS = tuple(PARAMETER_ADDRESS[i][0] for i in range(len(PARAMETER_RANGES)))

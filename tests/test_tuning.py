@@ -39,7 +39,7 @@ def fixed_depth_nodes(depth: int = 9) -> int:
 
 def test_table_rows_are_whole_and_the_defaults_in_range() -> None:
     rows = search_parameters()
-    assert len(rows) == 29 and len({row[0].lower() for row in rows}) == 29
+    assert len(rows) == 30 and len({row[0].lower() for row in rows}) == 30
     for name, value, default, low, high, step in rows:
         assert value == default and low <= default <= high and 0 < step <= (high - low) / 4, name
 
@@ -58,7 +58,7 @@ def test_set_checks_name_and_range() -> None:
                                          ("LateMoveScale", 200), ("AspirationWindow", 10),
                                          ("LmrCutNode", 8), ("LmrCaptureHashMove", 8), ("LmrTtPv", 8),
                                          ("CaptureSeeDepth", 12), ("PruneLmrShare", 100),
-                                         ("TtCutoffHistory", 1)])
+                                         ("TtCutoffHistory", 1), ("CheckExtensionSee", 1)])
 def test_each_changes_the_search_and_the_default_restores_it(name: str, value: int) -> None:
     """Tables built from a parameter (reductions, futility margins, late-move counts) are rebuilt:
     a changed value searches a different tree, the default the same one again."""
@@ -109,6 +109,6 @@ def test_fastchess_style_handshake_over_the_program(monkeypatch: pytest.MonkeyPa
 
 def test_spsa_inputs_are_openbench_lines() -> None:
     lines = tuning.spsa_inputs().splitlines()
-    assert len(lines) == len(search_parameters()) == 29
+    assert len(lines) == len(search_parameters()) == 30
     name, kind, start, low, high, c_end, r_end = map(str.strip, lines[1].split(","))
     assert (name, kind, start, low, high, c_end, r_end) == ("RazorMargin", "int", "300", "100", "700", "30", "0.002")
